@@ -1,0 +1,94 @@
+package dev.inplace.workflows.api;
+
+import io.temporal.activity.ActivityInterface;
+import io.temporal.activity.ActivityMethod;
+import java.util.List;
+
+/**
+ * Steps run on a node's host over SSH (host keys pinned). Every method observes before it acts and is
+ * safe to run again after a crash. Secrets are resolved from the references in {@link HostAccess}.
+ */
+@ActivityInterface
+public interface HostActivities {
+
+  /** Read-only: reachability, pinned host key, architecture, free disk, installed files and version. */
+  @ActivityMethod
+  HostFacts inspectHost(HostInspectRequest request);
+
+  /**
+   * Uploads each artifact to the staging dir (temp name, then rename) and checks its sha256 on the
+   * host. Skips artifacts already staged or installed with the right digest. Heartbeats bytes sent.
+   */
+  @ActivityMethod
+  StageResult stageArtifacts(StageRequest request);
+
+  /** Keeps a copy of each current binary in the backup dir, checked against its preflight digest. */
+  @ActivityMethod
+  BackupResult backupBinaries(BackupRequest request);
+
+  /** Swaps staged binaries into place with an atomic rename; drops image archives into place. */
+  @ActivityMethod
+  InstallResult installArtifacts(InstallRequest request);
+
+  /** Restarts the distribution's service and reports whether it is active. */
+  @ActivityMethod
+  ServiceResult restartService(ServiceRequest request);
+
+  /** Compensation: puts the backed-up binaries back and removes image archives this run added. */
+  @ActivityMethod
+  RestoreResult restoreBinaries(RestoreRequest request);
+
+  record HostInspectRequest(
+      HostAccess host,
+      Distribution distribution,
+      NodeRole role,
+      HostProfile profile,
+      List<Artifact> artifacts) {}
+
+  /** A file found on the host; {@code sha256} is null when the file does not exist. */
+  record InstalledFile(String path, String sha256) {}
+
+  /**
+   * @param arch {@code uname -m} normalised to Go/Kubernetes names ({@code amd64}, {@code arm64})
+   * @param stagingFreeBytes free bytes on the staging filesystem
+   * @param installed the current state of each artifact's install path
+   * @param installedVersion the version the installed binary reports, or null if none
+   * @param serviceActive whether the node's service is running
+   */
+  record HostFacts(
+      String arch,
+      long stagingFreeBytes,
+      List<InstalledFile> installed,
+      String installedVersion,
+      boolean serviceActive) {}
+
+  record StageRequest(HostAccess host, HostProfile profile, List<Artifact> artifacts) {}
+
+  record StageResult(List<String> uploaded, List<String> alreadyPresent, long bytesSent) {}
+
+  /** Progress heartbeated while staging: artifacts finished so far. */
+  record StageProgress(List<String> done, long bytesSent) {}
+
+  record BackupRequest(HostAccess host, HostProfile profile, List<InstalledFile> current) {}
+
+  record BackupResult(List<String> backedUp, List<String> alreadyBackedUp) {}
+
+  record InstallRequest(HostAccess host, HostProfile profile, List<Artifact> artifacts) {}
+
+  record InstallResult(List<String> installed, List<String> alreadyInstalled) {}
+
+  record ServiceRequest(HostAccess host, String service) {}
+
+  record ServiceResult(String service, boolean active) {}
+
+  /**
+   * @param previous the files as they were before the run (from preflight); a null digest means the
+   *     file did not exist and is removed
+   * @param artifacts this run's artifacts, whose image archives are removed if the run added them
+   */
+  record RestoreRequest(
+      HostAccess host, HostProfile profile, List<InstalledFile> previous, List<Artifact> artifacts) {}
+
+  /** @param changed true if any file was put back or removed (a restart is then needed) */
+  record RestoreResult(List<String> restored, List<String> removed, boolean changed) {}
+}

@@ -1,0 +1,45 @@
+package dev.inplace.workflows.api;
+
+/**
+ * Where things live on a host. Defaults follow the standard k3s layout; every path can be overridden
+ * per cluster for customised hosts.
+ *
+ * @param binDir directory of the distribution binaries
+ * @param imagesDir directory the runtime imports air-gap image archives from at start
+ * @param stagingDir where artifacts are uploaded before the swap (same filesystem as binDir is best)
+ * @param backupDir where the previous binaries are kept (A/B)
+ * @param serverService service unit of a control-plane node
+ * @param agentService service unit of a worker node
+ */
+public record HostProfile(
+    String binDir,
+    String imagesDir,
+    String stagingDir,
+    String backupDir,
+    String serverService,
+    String agentService) {
+
+  public HostProfile {
+    Requests.requireAbsolutePath("binDir", binDir);
+    Requests.requireAbsolutePath("imagesDir", imagesDir);
+    Requests.requireAbsolutePath("stagingDir", stagingDir);
+    Requests.requireAbsolutePath("backupDir", backupDir);
+    Requests.requireName("serverService", serverService);
+    Requests.requireName("agentService", agentService);
+  }
+
+  /** The layout of a host installed with the k3s install script. */
+  public static HostProfile k3sDefaults() {
+    return new HostProfile(
+        "/usr/local/bin",
+        "/var/lib/rancher/k3s/agent/images",
+        "/var/lib/inplace/staging",
+        "/var/lib/inplace/backup",
+        "k3s",
+        "k3s-agent");
+  }
+
+  public String serviceFor(NodeRole role) {
+    return role == NodeRole.CONTROL_PLANE ? serverService : agentService;
+  }
+}

@@ -1,0 +1,71 @@
+package dev.inplace.workflows.api;
+
+import java.util.Comparator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A Kubernetes version as k3s and kubeadm print it: {@code v1.31.2}, {@code v1.31.2+k3s1}. The build
+ * suffix ({@code +k3sN}) orders releases of the same upstream patch.
+ */
+public record KubeVersion(int major, int minor, int patch, String build)
+    implements Comparable<KubeVersion> {
+  private static final Pattern FORMAT =
+      Pattern.compile("v?(\\d+)\\.(\\d+)\\.(\\d+)(?:-[0-9A-Za-z.-]+)?(?:\\+([0-9A-Za-z.-]+))?");
+  private static final Pattern BUILD_NUMBER = Pattern.compile("[A-Za-z]+(\\d+)");
+
+  private static final Comparator<KubeVersion> ORDER =
+      Comparator.comparingInt(KubeVersion::major)
+          .thenComparingInt(KubeVersion::minor)
+          .thenComparingInt(KubeVersion::patch)
+          .thenComparingInt(KubeVersion::buildNumber);
+
+  /** Parses a version, throwing {@link IllegalArgumentException} with the offending text. */
+  public static KubeVersion parse(String text) {
+    if (text == null) {
+      throw new IllegalArgumentException("version is required");
+    }
+    Matcher m = FORMAT.matcher(text.trim());
+    if (!m.matches()) {
+      throw new IllegalArgumentException(
+          "'" + text + "' is not a Kubernetes version like v1.31.2 or v1.31.2+k3s1");
+    }
+    return new KubeVersion(
+        Integer.parseInt(m.group(1)),
+        Integer.parseInt(m.group(2)),
+        Integer.parseInt(m.group(3)),
+        m.group(4) == null ? "" : m.group(4));
+  }
+
+  public static boolean isValid(String text) {
+    try {
+      parse(text);
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  private int buildNumber() {
+    Matcher m = BUILD_NUMBER.matcher(build);
+    return m.matches() ? Integer.parseInt(m.group(1)) : 0;
+  }
+
+  /** Number of minor versions from this one to {@code other} (negative when other is older). */
+  public int minorsTo(KubeVersion other) {
+    if (other.major != major) {
+      return (other.major - major) * 1000;
+    }
+    return other.minor - minor;
+  }
+
+  @Override
+  public int compareTo(KubeVersion o) {
+    return ORDER.compare(this, o);
+  }
+
+  @Override
+  public String toString() {
+    return "v" + major + "." + minor + "." + patch + (build.isEmpty() ? "" : "+" + build);
+  }
+}

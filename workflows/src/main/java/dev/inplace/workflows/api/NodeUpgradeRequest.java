@@ -1,0 +1,59 @@
+package dev.inplace.workflows.api;
+
+import java.util.List;
+
+/**
+ * Everything one node's upgrade needs, frozen when the run starts. Carries references to Secrets,
+ * never their contents.
+ *
+ * @param node the Machine/Node and its host address
+ * @param distribution k3s or kubeadm
+ * @param targetVersion the version every artifact belongs to, for example {@code v1.31.2+k3s1}
+ * @param artifacts the release's files, resolved from the catalogue with their digests
+ * @param profile where things live on the host
+ * @param ssh how to reach the host
+ * @param drain drain settings
+ * @param readyTimeoutSeconds how long the node may take to report Ready at the target version
+ * @param minFreeBytes extra free space to require on the staging filesystem beyond the artifacts
+ */
+public record NodeUpgradeRequest(
+    NodeTarget node,
+    Distribution distribution,
+    String targetVersion,
+    List<Artifact> artifacts,
+    HostProfile profile,
+    SshSettings ssh,
+    DrainOptions drain,
+    long readyTimeoutSeconds,
+    long minFreeBytes) {
+  public NodeUpgradeRequest {
+    if (node == null || distribution == null || profile == null || ssh == null) {
+      throw new IllegalArgumentException("node, distribution, profile and ssh are required");
+    }
+    KubeVersion.parse(targetVersion);
+    if (artifacts == null || artifacts.isEmpty()) {
+      throw new IllegalArgumentException("at least one artifact is required");
+    }
+    artifacts = List.copyOf(artifacts);
+    if (artifacts.stream().map(Artifact::name).distinct().count() != artifacts.size()) {
+      throw new IllegalArgumentException("artifact names must be unique");
+    }
+    if (drain == null) {
+      drain = DrainOptions.defaults();
+    }
+    if (readyTimeoutSeconds < 1) {
+      throw new IllegalArgumentException("readyTimeoutSeconds must be at least 1");
+    }
+    if (minFreeBytes < 0) {
+      throw new IllegalArgumentException("minFreeBytes must be >= 0");
+    }
+  }
+
+  public String serviceName() {
+    return profile.serviceFor(node.role());
+  }
+
+  public HostAccess hostAccess() {
+    return new HostAccess(node.cluster().namespace(), node.nodeName(), node.address(), ssh);
+  }
+}

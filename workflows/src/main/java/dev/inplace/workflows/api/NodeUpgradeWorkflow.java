@@ -1,0 +1,21 @@
+package dev.inplace.workflows.api;
+
+import io.temporal.workflow.QueryMethod;
+import io.temporal.workflow.WorkflowInterface;
+import io.temporal.workflow.WorkflowMethod;
+
+/**
+ * Upgrades one Machine's node in place, as a saga: preflight, stage, cordon, drain, backup, install,
+ * restart, verify, uncordon, record. A failure from cordon to verify runs the compensations in
+ * reverse so the node is back on its previous version and schedulable. ID: {@link
+ * WorkflowIds#nodeUpgrade}.
+ */
+@WorkflowInterface
+public interface NodeUpgradeWorkflow {
+
+  @WorkflowMethod
+  NodeUpgradeResult upgrade(NodeUpgradeRequest request);
+
+  @QueryMethod
+  NodeProgress progress();
+}

@@ -1,0 +1,75 @@
+package dev.inplace.workflows.failure;
+
+import io.temporal.failure.ApplicationFailure;
+import java.util.List;
+
+/**
+ * The one failure vocabulary. Each constant is an {@link ApplicationFailure} type thrown by
+ * activities and workflows, and doubles as the reason of a custom resource condition. Activities
+ * translate library exceptions into these at their boundary; workflows branch on them.
+ */
+public final class UpgradeFailures {
+  // Refusals before anything changes (never retried).
+  public static final String INVALID_REQUEST = "InvalidRequest";
+  public static final String PREFLIGHT_FAILED = "PreflightFailed";
+  public static final String UNSUPPORTED_VERSION_SKEW = "UnsupportedVersionSkew";
+  public static final String NODE_NOT_READY = "NodeNotReady";
+  public static final String NODE_NOT_FOUND = "NodeNotFound";
+  public static final String MACHINE_NOT_FOUND = "MachineNotFound";
+  public static final String SECRET_NOT_FOUND = "SecretNotFound";
+  public static final String HOST_KEY_MISMATCH = "HostKeyMismatch";
+  public static final String SSH_AUTH_FAILED = "SshAuthFailed";
+  public static final String INSUFFICIENT_DISK = "InsufficientDisk";
+  public static final String ARCHITECTURE_MISMATCH = "ArchitectureMismatch";
+  public static final String ARTIFACT_DIGEST_MISMATCH = "ArtifactDigestMismatch";
+  public static final String ARTIFACT_UNAVAILABLE = "ArtifactUnavailable";
+
+  // Step failures (the node is rolled back).
+  public static final String DRAIN_BLOCKED = "DrainBlocked";
+  public static final String BACKUP_FAILED = "BackupFailed";
+  public static final String INSTALL_FAILED = "InstallFailed";
+  public static final String SERVICE_RESTART_FAILED = "ServiceRestartFailed";
+  public static final String VERIFY_TIMEOUT = "VerifyTimeout";
+  public static final String REMOTE_COMMAND_FAILED = "RemoteCommandFailed";
+  public static final String ROLLBACK_FAILED = "RollbackFailed";
+
+  // Transient (retried by the activity retry policy).
+  public static final String HOST_UNREACHABLE = "HostUnreachable";
+  public static final String KUBERNETES_API_ERROR = "KubernetesApiError";
+
+  /** Failure types no retry can fix: activity retry policies stop at once on these. */
+  public static final List<String> NON_RETRYABLE =
+      List.of(
+          INVALID_REQUEST,
+          PREFLIGHT_FAILED,
+          UNSUPPORTED_VERSION_SKEW,
+          NODE_NOT_FOUND,
+          MACHINE_NOT_FOUND,
+          SECRET_NOT_FOUND,
+          HOST_KEY_MISMATCH,
+          SSH_AUTH_FAILED,
+          INSUFFICIENT_DISK,
+          ARCHITECTURE_MISMATCH,
+          ARTIFACT_DIGEST_MISMATCH,
+          DRAIN_BLOCKED,
+          BACKUP_FAILED,
+          INSTALL_FAILED,
+          SERVICE_RESTART_FAILED,
+          VERIFY_TIMEOUT,
+          REMOTE_COMMAND_FAILED,
+          ROLLBACK_FAILED);
+
+  private UpgradeFailures() {}
+
+  public static ApplicationFailure nonRetryable(String type, String message, Object... details) {
+    return ApplicationFailure.newNonRetryableFailure(message, type, details);
+  }
+
+  public static ApplicationFailure retryable(String type, String message, Object... details) {
+    return ApplicationFailure.newFailure(message, type, details);
+  }
+
+  public static boolean isRetryable(String type) {
+    return !NON_RETRYABLE.contains(type);
+  }
+}

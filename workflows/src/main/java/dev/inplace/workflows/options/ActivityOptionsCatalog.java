@@ -1,0 +1,71 @@
+package dev.inplace.workflows.options;
+
+import dev.inplace.workflows.failure.UpgradeFailures;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.common.RetryOptions;
+import java.time.Duration;
+
+/**
+ * Every activity's timeouts and retry policy, in one place. Long activities (staging, drain, waiting
+ * for Ready) heartbeat, so a dead worker is noticed within their heartbeat timeout and the activity
+ * resumes from its last heartbeat on another attempt.
+ */
+public final class ActivityOptionsCatalog {
+  /** Slack on top of a request's own timeout so the activity can report its own failure first. */
+  private static final Duration SLACK = Duration.ofSeconds(60);
+
+  private ActivityOptionsCatalog() {}
+
+  private static RetryOptions retries(int maxAttempts, Duration initial) {
+    return RetryOptions.newBuilder()
+        .setInitialInterval(initial)
+        .setBackoffCoefficient(2.0)
+        .setMaximumInterval(Duration.ofSeconds(30))
+        .setMaximumAttempts(maxAttempts)
+        .setDoNotRetry(UpgradeFailures.NON_RETRYABLE.toArray(String[]::new))
+        .build();
+  }
+
+  /** Short SSH steps: inspect, backup, install, restore, restart. */
+  public static ActivityOptions hostStep() {
+    return ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofMinutes(3))
+        .setRetryOptions(retries(4, Duration.ofSeconds(2)))
+        .build();
+  }
+
+  /** Uploading artifacts: long, heartbeating, resumable (already-staged files are skipped). */
+  public static ActivityOptions staging() {
+    return ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofMinutes(30))
+        .setHeartbeatTimeout(Duration.ofSeconds(60))
+        .setRetryOptions(retries(5, Duration.ofSeconds(5)))
+        .build();
+  }
+
+  /** Short Kubernetes calls: inspect, cordon, uncordon, CAPI patches. */
+  public static ActivityOptions kubeCall() {
+    return ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofSeconds(60))
+        .setRetryOptions(retries(8, Duration.ofSeconds(1)))
+        .build();
+  }
+
+  /** A drain bounded by its own timeout; heartbeats the pods still to go. */
+  public static ActivityOptions drain(long drainTimeoutSeconds) {
+    return ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofSeconds(drainTimeoutSeconds).plus(SLACK))
+        .setHeartbeatTimeout(Duration.ofSeconds(30))
+        .setRetryOptions(retries(3, Duration.ofSeconds(2)))
+        .build();
+  }
+
+  /** Waiting for a node to report Ready at a version, bounded by the request's timeout. */
+  public static ActivityOptions awaitNode(long timeoutSeconds) {
+    return ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofSeconds(timeoutSeconds).plus(SLACK))
+        .setHeartbeatTimeout(Duration.ofSeconds(30))
+        .setRetryOptions(retries(3, Duration.ofSeconds(2)))
+        .build();
+  }
+}
