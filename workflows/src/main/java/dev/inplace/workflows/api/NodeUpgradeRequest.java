@@ -15,6 +15,7 @@ import java.util.List;
  * @param drain drain settings
  * @param readyTimeoutSeconds how long the node may take to report Ready at the target version
  * @param minFreeBytes extra free space to require on the staging filesystem beyond the artifacts
+ * @param arch the architecture the artifacts are built for ({@code amd64}, {@code arm64})
  */
 public record NodeUpgradeRequest(
     NodeTarget node,
@@ -25,7 +26,8 @@ public record NodeUpgradeRequest(
     SshSettings ssh,
     DrainOptions drain,
     long readyTimeoutSeconds,
-    long minFreeBytes) {
+    long minFreeBytes,
+    String arch) {
   public NodeUpgradeRequest {
     if (node == null || distribution == null || profile == null || ssh == null) {
       throw new IllegalArgumentException("node, distribution, profile and ssh are required");
@@ -46,6 +48,9 @@ public record NodeUpgradeRequest(
     }
     if (minFreeBytes < 0) {
       throw new IllegalArgumentException("minFreeBytes must be >= 0");
+    }
+    if (arch == null || !arch.matches("[a-z0-9_]+")) {
+      throw new IllegalArgumentException("arch must be a name like amd64 or arm64, got " + arch);
     }
   }
 

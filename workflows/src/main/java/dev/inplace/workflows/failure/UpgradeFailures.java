@@ -32,6 +32,10 @@ public final class UpgradeFailures {
   public static final String VERIFY_TIMEOUT = "VerifyTimeout";
   public static final String REMOTE_COMMAND_FAILED = "RemoteCommandFailed";
   public static final String ROLLBACK_FAILED = "RollbackFailed";
+  /** An activity exceeded its timeout or stopped heartbeating (worker or host gone). */
+  public static final String STEP_TIMED_OUT = "StepTimedOut";
+  /** The run was cancelled (custom resource deleted, operator abort); the node was put back. */
+  public static final String CANCELLED = "Cancelled";
 
   // Transient (retried by the activity retry policy).
   public static final String HOST_UNREACHABLE = "HostUnreachable";

@@ -1,6 +1,7 @@
 package dev.inplace.workflows.options;
 
 import dev.inplace.workflows.failure.UpgradeFailures;
+import io.temporal.activity.ActivityCancellationType;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
 import java.time.Duration;
@@ -9,6 +10,9 @@ import java.time.Duration;
  * Every activity's timeouts and retry policy, in one place. Long activities (staging, drain, waiting
  * for Ready) heartbeat, so a dead worker is noticed within their heartbeat timeout and the activity
  * resumes from its last heartbeat on another attempt.
+ *
+ * <p>Every activity waits for its own cancellation to complete: a compensation must never run while
+ * the step it undoes is still touching the host.
  */
 public final class ActivityOptionsCatalog {
   /** Slack on top of a request's own timeout so the activity can report its own failure first. */
@@ -29,6 +33,7 @@ public final class ActivityOptionsCatalog {
   /** Short SSH steps: inspect, backup, install, restore, restart. */
   public static ActivityOptions hostStep() {
     return ActivityOptions.newBuilder()
+        .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
         .setStartToCloseTimeout(Duration.ofMinutes(3))
         .setRetryOptions(retries(4, Duration.ofSeconds(2)))
         .build();
@@ -37,8 +42,9 @@ public final class ActivityOptionsCatalog {
   /** Uploading artifacts: long, heartbeating, resumable (already-staged files are skipped). */
   public static ActivityOptions staging() {
     return ActivityOptions.newBuilder()
+        .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
         .setStartToCloseTimeout(Duration.ofMinutes(30))
-        .setHeartbeatTimeout(Duration.ofSeconds(60))
+        .setHeartbeatTimeout(Duration.ofSeconds(20))
         .setRetryOptions(retries(5, Duration.ofSeconds(5)))
         .build();
   }
@@ -46,6 +52,7 @@ public final class ActivityOptionsCatalog {
   /** Short Kubernetes calls: inspect, cordon, uncordon, CAPI patches. */
   public static ActivityOptions kubeCall() {
     return ActivityOptions.newBuilder()
+        .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
         .setStartToCloseTimeout(Duration.ofSeconds(60))
         .setRetryOptions(retries(8, Duration.ofSeconds(1)))
         .build();
@@ -54,8 +61,9 @@ public final class ActivityOptionsCatalog {
   /** A drain bounded by its own timeout; heartbeats the pods still to go. */
   public static ActivityOptions drain(long drainTimeoutSeconds) {
     return ActivityOptions.newBuilder()
+        .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
         .setStartToCloseTimeout(Duration.ofSeconds(drainTimeoutSeconds).plus(SLACK))
-        .setHeartbeatTimeout(Duration.ofSeconds(30))
+        .setHeartbeatTimeout(Duration.ofSeconds(10))
         .setRetryOptions(retries(3, Duration.ofSeconds(2)))
         .build();
   }
@@ -63,8 +71,9 @@ public final class ActivityOptionsCatalog {
   /** Waiting for a node to report Ready at a version, bounded by the request's timeout. */
   public static ActivityOptions awaitNode(long timeoutSeconds) {
     return ActivityOptions.newBuilder()
+        .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
         .setStartToCloseTimeout(Duration.ofSeconds(timeoutSeconds).plus(SLACK))
-        .setHeartbeatTimeout(Duration.ofSeconds(30))
+        .setHeartbeatTimeout(Duration.ofSeconds(10))
         .setRetryOptions(retries(3, Duration.ofSeconds(2)))
         .build();
   }

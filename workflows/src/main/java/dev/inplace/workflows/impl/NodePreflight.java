@@ -1,0 +1,124 @@
+package dev.inplace.workflows.impl;
+
+import dev.inplace.workflows.api.Artifact;
+import dev.inplace.workflows.api.HostActivities.HostFacts;
+import dev.inplace.workflows.api.HostActivities.InstalledFile;
+import dev.inplace.workflows.api.KubeVersion;
+import dev.inplace.workflows.api.NodeActivities.NodeState;
+import dev.inplace.workflows.api.NodeUpgradeRequest;
+import dev.inplace.workflows.failure.UpgradeFailures;
+import io.temporal.failure.ApplicationFailure;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The node-level safety rules of DESIGN s.6, as a pure function of what preflight observed. Pure so
+ * the workflow stays deterministic and the rules are unit-testable on their own.
+ */
+final class NodePreflight {
+
+  private NodePreflight() {}
+
+  /** The refusal for this node, if any. Nothing has been changed when this is called. */
+  static Optional<ApplicationFailure> refusal(
+      NodeUpgradeRequest request, NodeState node, HostFacts host) {
+    KubeVersion target = KubeVersion.parse(request.targetVersion());
+    String nodeName = request.node().nodeName();
+    if (atTarget(request, node, host)) {
+      return Optional.empty();
+    }
+    if (node.kubeletVersion() == null || !KubeVersion.isValid(node.kubeletVersion())) {
+      return refuse(
+          UpgradeFailures.PREFLIGHT_FAILED,
+          "node " + nodeName + " reports no valid kubelet version: " + node.kubeletVersion());
+    }
+    KubeVersion current = KubeVersion.parse(node.kubeletVersion());
+    if (target.compareTo(current) < 0) {
+      return refuse(
+          UpgradeFailures.UNSUPPORTED_VERSION_SKEW,
+          "refusing a downgrade of " + nodeName + " from " + current + " to " + target);
+    }
+    int minors = current.minorsTo(target);
+    if (minors > 1) {
+      return refuse(
+          UpgradeFailures.UNSUPPORTED_VERSION_SKEW,
+          "refusing to skip minor versions on "
+              + nodeName
+              + ": "
+              + current
+              + " to "
+              + target
+              + " is "
+              + minors
+              + " minors; upgrade one minor at a time");
+    }
+    if (!node.ready()) {
+      return refuse(UpgradeFailures.NODE_NOT_READY, "node " + nodeName + " is not Ready");
+    }
+    if (!Objects.equals(host.arch(), request.arch())) {
+      return refuse(
+          UpgradeFailures.ARCHITECTURE_MISMATCH,
+          "host of "
+              + nodeName
+              + " is "
+              + host.arch()
+              + " but the artifacts are built for "
+              + request.arch());
+    }
+    long needed = request.minFreeBytes() + bytesToStage(request.artifacts(), host.installed());
+    if (host.stagingFreeBytes() < needed) {
+      return refuse(
+          UpgradeFailures.INSUFFICIENT_DISK,
+          "host of "
+              + nodeName
+              + " has "
+              + host.stagingFreeBytes()
+              + " bytes free in "
+              + request.profile().stagingDir()
+              + ", needs "
+              + needed);
+    }
+    return Optional.empty();
+  }
+
+  /** The node already runs the target: Ready at the version, every artifact installed. */
+  static boolean atTarget(NodeUpgradeRequest request, NodeState node, HostFacts host) {
+    return node.ready()
+        && request.targetVersion().equals(node.kubeletVersion())
+        && request.artifacts().stream()
+            .allMatch(a -> a.sha256().equals(installedDigest(host.installed(), a.installPath())));
+  }
+
+  /** Files as they are before the run, minus those already holding this run's artifact. */
+  static List<InstalledFile> filesToKeep(List<Artifact> artifacts, List<InstalledFile> installed) {
+    return installed.stream()
+        .filter(
+            f ->
+                artifacts.stream()
+                    .noneMatch(
+                        a ->
+                            a.installPath().equals(f.path()) && a.sha256().equals(f.sha256())))
+        .toList();
+  }
+
+  static String installedDigest(List<InstalledFile> installed, String path) {
+    return installed.stream()
+        .filter(f -> f.path().equals(path))
+        .map(InstalledFile::sha256)
+        .filter(Objects::nonNull)
+        .findFirst()
+        .orElse(null);
+  }
+
+  private static long bytesToStage(List<Artifact> artifacts, List<InstalledFile> installed) {
+    return artifacts.stream()
+        .filter(a -> !a.sha256().equals(installedDigest(installed, a.installPath())))
+        .mapToLong(Artifact::sizeBytes)
+        .sum();
+  }
+
+  private static Optional<ApplicationFailure> refuse(String type, String message) {
+    return Optional.of(UpgradeFailures.nonRetryable(type, message));
+  }
+}

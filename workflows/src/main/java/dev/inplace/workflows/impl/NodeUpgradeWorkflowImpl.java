@@ -1,0 +1,417 @@
+package dev.inplace.workflows.impl;
+
+import dev.inplace.workflows.api.ClusterApiActivities;
+import dev.inplace.workflows.api.ClusterApiActivities.MachineVersionRequest;
+import dev.inplace.workflows.api.HostActivities;
+import dev.inplace.workflows.api.HostActivities.BackupRequest;
+import dev.inplace.workflows.api.HostActivities.HostFacts;
+import dev.inplace.workflows.api.HostActivities.HostInspectRequest;
+import dev.inplace.workflows.api.HostActivities.InstallRequest;
+import dev.inplace.workflows.api.HostActivities.InstalledFile;
+import dev.inplace.workflows.api.HostActivities.RestoreRequest;
+import dev.inplace.workflows.api.HostActivities.RestoreResult;
+import dev.inplace.workflows.api.HostActivities.ServiceRequest;
+import dev.inplace.workflows.api.HostActivities.StageRequest;
+import dev.inplace.workflows.api.HostActivities.StageResult;
+import dev.inplace.workflows.api.HostAccess;
+import dev.inplace.workflows.api.NodeActivities;
+import dev.inplace.workflows.api.NodeActivities.AwaitNodeRequest;
+import dev.inplace.workflows.api.NodeActivities.CordonRequest;
+import dev.inplace.workflows.api.NodeActivities.CordonResult;
+import dev.inplace.workflows.api.NodeActivities.DrainRequest;
+import dev.inplace.workflows.api.NodeActivities.DrainResult;
+import dev.inplace.workflows.api.NodeActivities.NodeRequest;
+import dev.inplace.workflows.api.NodeActivities.NodeState;
+import dev.inplace.workflows.api.NodeActivities.UncordonRequest;
+import dev.inplace.workflows.api.NodeActivities.UncordonResult;
+import dev.inplace.workflows.api.NodeFailure;
+import dev.inplace.workflows.api.NodePhase;
+import dev.inplace.workflows.api.NodeProgress;
+import dev.inplace.workflows.api.NodeUpgradeRequest;
+import dev.inplace.workflows.api.NodeUpgradeResult;
+import dev.inplace.workflows.api.NodeUpgradeWorkflow;
+import dev.inplace.workflows.api.StepRecord;
+import dev.inplace.workflows.api.StepStatus;
+import dev.inplace.workflows.api.UpgradeStep;
+import dev.inplace.workflows.failure.UpgradeFailures;
+import dev.inplace.workflows.options.ActivityOptionsCatalog;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.failure.CanceledFailure;
+import io.temporal.failure.TemporalFailure;
+import io.temporal.failure.TimeoutFailure;
+import io.temporal.workflow.Workflow;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+
+/**
+ * The NodeUpgrade saga. Steps run in order; each compensation is registered before the step it
+ * undoes (a step that timed out may still have acted), and compensations run in reverse in a
+ * detached cancellation scope so they also run when the workflow is cancelled.
+ */
+public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
+  private static final Logger log = Workflow.getLogger(NodeUpgradeWorkflowImpl.class);
+
+  private final HostActivities hosts =
+      Workflow.newActivityStub(
+          HostActivities.class,
+          ActivityOptionsCatalog.hostStep(),
+          Map.of("StageArtifacts", ActivityOptionsCatalog.staging()));
+  private final NodeActivities nodes =
+      Workflow.newActivityStub(NodeActivities.class, ActivityOptionsCatalog.kubeCall());
+  private final ClusterApiActivities clusterApi =
+      Workflow.newActivityStub(ClusterApiActivities.class, ActivityOptionsCatalog.kubeCall());
+
+  private final List<StepRecord> steps = new ArrayList<>();
+  private final Deque<Compensation> compensations = new ArrayDeque<>();
+  private String machineName = "";
+  private String nodeName = "";
+  private NodePhase phase = NodePhase.PENDING;
+  private UpgradeStep currentStep;
+  private String message = "";
+
+  /** An undo action, with the step it is recorded under. */
+  private record Compensation(UpgradeStep step, Supplier<String> action) {}
+
+  @Override
+  public NodeProgress progress() {
+    return new NodeProgress(
+        machineName, nodeName, phase, currentStep, List.copyOf(steps), message);
+  }
+
+  @Override
+  public NodeUpgradeResult upgrade(NodeUpgradeRequest request) {
+    machineName = request.node().machineName();
+    nodeName = request.node().nodeName();
+    phase = NodePhase.UPGRADING;
+    String owner = Workflow.getInfo().getWorkflowId();
+    HostAccess host = request.hostAccess();
+    NodeRequest nodeRequest = new NodeRequest(request.node().cluster(), nodeName);
+
+    NodeState before;
+    HostFacts facts;
+    begin(UpgradeStep.PREFLIGHT);
+    try {
+      before = nodes.inspectNode(nodeRequest);
+      facts =
+          hosts.inspectHost(
+              new HostInspectRequest(
+                  host,
+                  request.distribution(),
+                  request.node().role(),
+                  request.profile(),
+                  request.artifacts()));
+    } catch (ActivityFailure e) {
+      markFailed(UpgradeStep.PREFLIGHT, describe(e));
+      throw fail(UpgradeStep.PREFLIGHT, typeOf(e), describe(e), NodePhase.FAILED, null);
+    }
+    Optional<ApplicationFailure> refusal = NodePreflight.refusal(request, before, facts);
+    if (refusal.isPresent()) {
+      String why = refusal.get().getOriginalMessage();
+      markFailed(UpgradeStep.PREFLIGHT, why);
+      throw fail(UpgradeStep.PREFLIGHT, refusal.get().getType(), why, NodePhase.FAILED, before.kubeletVersion());
+    }
+    finish(
+        UpgradeStep.PREFLIGHT,
+        StepStatus.DONE,
+        "kubelet " + before.kubeletVersion() + ", host " + facts.arch() + ", "
+            + facts.stagingFreeBytes() / (1024 * 1024) + " MiB free");
+
+    if (NodePreflight.atTarget(request, before, facts)) {
+      return finishAlreadyAtTarget(request, before, owner, nodeRequest);
+    }
+
+    List<InstalledFile> previous = NodePreflight.filesToKeep(request.artifacts(), facts.installed());
+    UpgradeStep failedStep = UpgradeStep.STAGE;
+    CordonResult cordon;
+    try {
+      step(
+          UpgradeStep.STAGE,
+          () -> hosts.stageArtifacts(new StageRequest(host, request.profile(), request.artifacts())),
+          NodeUpgradeWorkflowImpl::describeStage);
+
+      failedStep = UpgradeStep.CORDON;
+      compensations.push(
+          new Compensation(
+              UpgradeStep.RELEASE,
+              () -> describeUncordon(nodes.uncordonNode(new UncordonRequest(request.node().cluster(), nodeName, owner)))));
+      cordon =
+          step(
+              UpgradeStep.CORDON,
+              () -> nodes.cordonNode(new CordonRequest(request.node().cluster(), nodeName, owner)),
+              c -> c.cordonedByUs() ? "cordoned" : "already cordoned by someone else; left as is");
+
+      failedStep = UpgradeStep.DRAIN;
+      NodeActivities drainer =
+          Workflow.newActivityStub(
+              NodeActivities.class, ActivityOptionsCatalog.drain(request.drain().timeoutSeconds()));
+      step(
+          UpgradeStep.DRAIN,
+          () -> drainer.drainNode(new DrainRequest(request.node().cluster(), nodeName, request.drain())),
+          NodeUpgradeWorkflowImpl::describeDrain);
+
+      failedStep = UpgradeStep.BACKUP;
+      boolean[] serviceTouched = {false};
+      compensations.push(
+          new Compensation(
+              UpgradeStep.RESTORE, () -> restore(request, host, previous, before, serviceTouched[0])));
+      step(
+          UpgradeStep.BACKUP,
+          () -> hosts.backupBinaries(new BackupRequest(host, request.profile(), previous)),
+          b -> "kept " + String.join(", ", concat(b.backedUp(), b.alreadyBackedUp())));
+
+      failedStep = UpgradeStep.INSTALL;
+      step(
+          UpgradeStep.INSTALL,
+          () -> hosts.installArtifacts(new InstallRequest(host, request.profile(), request.artifacts())),
+          i -> "installed " + String.join(", ", concat(i.installed(), i.alreadyInstalled())));
+
+      failedStep = UpgradeStep.RESTART;
+      serviceTouched[0] = true;
+      step(
+          UpgradeStep.RESTART,
+          () -> hosts.restartService(new ServiceRequest(host, request.serviceName())),
+          r -> r.service() + (r.active() ? " active" : " not active"));
+
+      failedStep = UpgradeStep.VERIFY;
+      NodeActivities verifier =
+          Workflow.newActivityStub(
+              NodeActivities.class, ActivityOptionsCatalog.awaitNode(request.readyTimeoutSeconds()));
+      step(
+          UpgradeStep.VERIFY,
+          () ->
+              verifier.awaitNodeVersion(
+                  new AwaitNodeRequest(
+                      request.node().cluster(),
+                      nodeName,
+                      request.targetVersion(),
+                      request.readyTimeoutSeconds())),
+          s -> "Ready at " + s.kubeletVersion());
+
+    } catch (ActivityFailure | CanceledFailure e) {
+      throw rollBack(request, failedStep, e, before);
+    }
+
+    // Past verify the node runs the target: nothing is rolled back any more.
+    compensations.clear();
+    try {
+      step(
+          UpgradeStep.UNCORDON,
+          () -> cordon.cordonedByUs()
+              ? describeUncordon(nodes.uncordonNode(new UncordonRequest(request.node().cluster(), nodeName, owner)))
+              : "left cordoned: it was cordoned before this run",
+          s -> s);
+      recordVersion(request);
+    } catch (ActivityFailure e) {
+      UpgradeStep failed = currentStep;
+      markFailed(failed, describe(e));
+      throw fail(failed, typeOf(e), "node runs " + request.targetVersion() + " but " + failed.cliName()
+          + " failed: " + describe(e), NodePhase.FAILED, request.targetVersion());
+    }
+    phase = NodePhase.UPGRADED;
+    message = "upgraded " + before.kubeletVersion() + " -> " + request.targetVersion();
+    log.info("node {} upgraded to {}", nodeName, request.targetVersion());
+    return new NodeUpgradeResult(
+        machineName, nodeName, before.kubeletVersion(), request.targetVersion(), false, List.copyOf(steps));
+  }
+
+  private NodeUpgradeResult finishAlreadyAtTarget(
+      NodeUpgradeRequest request, NodeState before, String owner, NodeRequest nodeRequest) {
+    for (UpgradeStep s :
+        List.of(UpgradeStep.STAGE, UpgradeStep.CORDON, UpgradeStep.DRAIN, UpgradeStep.BACKUP,
+            UpgradeStep.INSTALL, UpgradeStep.RESTART, UpgradeStep.VERIFY)) {
+      begin(s);
+      finish(s, StepStatus.SKIPPED, "already at " + request.targetVersion());
+    }
+    // An earlier run of this workflow ID may have died between verify and uncordon.
+    if (owner.equals(before.cordonedBy())) {
+      step(
+          UpgradeStep.UNCORDON,
+          () -> describeUncordon(nodes.uncordonNode(new UncordonRequest(nodeRequest.cluster(), nodeName, owner))),
+          s -> s);
+    } else {
+      begin(UpgradeStep.UNCORDON);
+      finish(UpgradeStep.UNCORDON, StepStatus.SKIPPED, "not cordoned by this run");
+    }
+    recordVersion(request);
+    phase = NodePhase.UPGRADED;
+    message = "already at " + request.targetVersion();
+    return new NodeUpgradeResult(
+        machineName, nodeName, before.kubeletVersion(), request.targetVersion(), true, List.copyOf(steps));
+  }
+
+  private void recordVersion(NodeUpgradeRequest request) {
+    step(
+        UpgradeStep.RECORD,
+        () ->
+            clusterApi.recordMachineVersion(
+                new MachineVersionRequest(
+                    request.node().cluster().namespace(), machineName, request.targetVersion())),
+        r -> r.changed() ? "Machine.spec.version " + r.previousVersion() + " -> " + request.targetVersion() : "Machine already recorded");
+  }
+
+  /** Compensation for backup..verify: put the previous files back and wait for the old version. */
+  private String restore(
+      NodeUpgradeRequest request,
+      HostAccess host,
+      List<InstalledFile> previous,
+      NodeState before,
+      boolean serviceTouched) {
+    RestoreResult restored =
+        hosts.restoreBinaries(new RestoreRequest(host, request.profile(), previous, request.artifacts()));
+    if (!restored.changed() && !serviceTouched) {
+      return "nothing to restore";
+    }
+    hosts.restartService(new ServiceRequest(host, request.serviceName()));
+    NodeActivities verifier =
+        Workflow.newActivityStub(
+            NodeActivities.class, ActivityOptionsCatalog.awaitNode(request.readyTimeoutSeconds()));
+    NodeState back =
+        verifier.awaitNodeVersion(
+            new AwaitNodeRequest(
+                request.node().cluster(), nodeName, before.kubeletVersion(), request.readyTimeoutSeconds()));
+    return "restored " + String.join(", ", concat(restored.restored(), restored.removed()))
+        + "; Ready at " + back.kubeletVersion();
+  }
+
+  /** Runs the compensations in reverse, detached from cancellation, and builds the failure to throw. */
+  private ApplicationFailure rollBack(
+      NodeUpgradeRequest request, UpgradeStep failedStep, TemporalFailure cause, NodeState before) {
+    boolean cancelled = cause instanceof CanceledFailure || cause.getCause() instanceof CanceledFailure;
+    String reason = cancelled ? UpgradeFailures.CANCELLED : typeOf(cause);
+    String why = cancelled ? "run cancelled" : describe(cause);
+    markFailed(failedStep, why);
+    phase = NodePhase.ROLLING_BACK;
+    message = failedStep.cliName() + " failed: " + why + "; rolling back";
+    log.warn("node {} failed at {} ({}): rolling back", nodeName, failedStep.cliName(), reason);
+
+    if (compensations.isEmpty()) {
+      return fail(failedStep, reason, failedStep.cliName() + " failed: " + why + "; nothing was changed on the node",
+          NodePhase.FAILED, before.kubeletVersion());
+    }
+    String[] rollbackError = {null};
+    Workflow.newDetachedCancellationScope(
+            () -> {
+              while (!compensations.isEmpty()) {
+                Compensation c = compensations.pop();
+                begin(c.step());
+                try {
+                  finish(c.step(), StepStatus.DONE, c.action().get());
+                } catch (ActivityFailure e) {
+                  markFailed(c.step(), describe(e));
+                  rollbackError[0] = c.step().cliName() + " failed: " + describe(e);
+                  return; // never uncordon a node whose rollback did not complete
+                }
+              }
+            })
+        .run();
+
+    if (rollbackError[0] != null) {
+      String text = failedStep.cliName() + " failed (" + why + "), then " + rollbackError[0]
+          + "; node left cordoned for an operator";
+      return fail(failedStep, UpgradeFailures.ROLLBACK_FAILED, text, NodePhase.ROLLBACK_FAILED, null);
+    }
+    String text = failedStep.cliName() + " failed: " + why + "; rolled back to " + before.kubeletVersion();
+    return fail(failedStep, reason, text, NodePhase.ROLLED_BACK, before.kubeletVersion());
+  }
+
+  private ApplicationFailure fail(
+      UpgradeStep failedStep, String reason, String text, NodePhase endPhase, String versionNow) {
+    phase = endPhase;
+    message = text;
+    log.warn("node {}: {}", nodeName, text);
+    NodeFailure details =
+        new NodeFailure(machineName, nodeName, failedStep, reason, text, endPhase, versionNow, List.copyOf(steps));
+    return UpgradeFailures.nonRetryable(reason, text, details);
+  }
+
+  private <T> T step(UpgradeStep step, Supplier<T> action, java.util.function.Function<T, String> summary) {
+    begin(step);
+    T result = action.get();
+    finish(step, StepStatus.DONE, summary.apply(result));
+    return result;
+  }
+
+  private void begin(UpgradeStep step) {
+    currentStep = step;
+    steps.add(new StepRecord(step, StepStatus.RUNNING, Workflow.currentTimeMillis(), 0, ""));
+  }
+
+  private void finish(UpgradeStep step, StepStatus status, String text) {
+    int i = lastIndexOf(step);
+    StepRecord started = steps.get(i);
+    steps.set(i, new StepRecord(step, status, started.startedMillis(), Workflow.currentTimeMillis(), text));
+    message = step.cliName() + ": " + text;
+  }
+
+  private void markFailed(UpgradeStep step, String text) {
+    int i = lastIndexOf(step);
+    if (i < 0 || steps.get(i).status() != StepStatus.RUNNING) {
+      begin(step);
+      i = lastIndexOf(step);
+    }
+    StepRecord started = steps.get(i);
+    steps.set(i, new StepRecord(step, StepStatus.FAILED, started.startedMillis(), Workflow.currentTimeMillis(), text));
+  }
+
+  private int lastIndexOf(UpgradeStep step) {
+    for (int i = steps.size() - 1; i >= 0; i--) {
+      if (steps.get(i).step() == step) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static String typeOf(TemporalFailure failure) {
+    Throwable cause = failure instanceof ActivityFailure ? failure.getCause() : failure;
+    if (cause instanceof ApplicationFailure app) {
+      return app.getType();
+    }
+    if (cause instanceof TimeoutFailure) {
+      return UpgradeFailures.STEP_TIMED_OUT;
+    }
+    if (cause instanceof CanceledFailure) {
+      return UpgradeFailures.CANCELLED;
+    }
+    return UpgradeFailures.REMOTE_COMMAND_FAILED;
+  }
+
+  private static String describe(TemporalFailure failure) {
+    Throwable cause = failure instanceof ActivityFailure ? failure.getCause() : failure;
+    if (cause instanceof ApplicationFailure app) {
+      return app.getOriginalMessage();
+    }
+    if (cause instanceof TimeoutFailure timeout) {
+      return "timed out (" + timeout.getTimeoutType() + ")";
+    }
+    return cause == null ? failure.getMessage() : cause.getMessage();
+  }
+
+  private static String describeStage(StageResult r) {
+    return r.uploaded().isEmpty()
+        ? "already staged: " + String.join(", ", r.alreadyPresent())
+        : "uploaded " + String.join(", ", r.uploaded()) + " (" + r.bytesSent() / (1024 * 1024) + " MiB)";
+  }
+
+  private static String describeDrain(DrainResult r) {
+    return "evicted " + r.evicted() + ", deleted " + r.deleted() + ", skipped "
+        + (r.skippedDaemonSet() + r.skippedMirror()) + " DaemonSet/mirror pods in " + r.waitedSeconds() + "s";
+  }
+
+  private static String describeUncordon(UncordonResult r) {
+    return r.uncordoned() ? "uncordoned" : "left as is: " + r.reason();
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> all = new ArrayList<>(a);
+    all.addAll(b);
+    return all;
+  }
+}

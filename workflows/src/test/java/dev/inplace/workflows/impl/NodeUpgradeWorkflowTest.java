@@ -1,0 +1,374 @@
+package dev.inplace.workflows.impl;
+
+import static dev.inplace.workflows.testing.Fixtures.FROM;
+import static dev.inplace.workflows.testing.Fixtures.TO;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.argThat;
+import static org.mockito.Mockito.atLeastOnce;
+import static org.mockito.Mockito.inOrder;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+import static org.mockito.Mockito.withSettings;
+
+import dev.inplace.workflows.api.ClusterApiActivities;
+import dev.inplace.workflows.api.ClusterApiActivities.MachineVersionResult;
+import dev.inplace.workflows.api.HostActivities;
+import dev.inplace.workflows.api.HostActivities.BackupResult;
+import dev.inplace.workflows.api.HostActivities.HostFacts;
+import dev.inplace.workflows.api.HostActivities.InstallResult;
+import dev.inplace.workflows.api.HostActivities.RestoreResult;
+import dev.inplace.workflows.api.HostActivities.ServiceResult;
+import dev.inplace.workflows.api.HostActivities.StageResult;
+import dev.inplace.workflows.api.NodeActivities;
+import dev.inplace.workflows.api.NodeActivities.AwaitNodeRequest;
+import dev.inplace.workflows.api.NodeActivities.CordonResult;
+import dev.inplace.workflows.api.NodeActivities.DrainResult;
+import dev.inplace.workflows.api.NodeActivities.NodeState;
+import dev.inplace.workflows.api.NodeActivities.UncordonResult;
+import dev.inplace.workflows.api.NodeFailure;
+import dev.inplace.workflows.api.NodePhase;
+import dev.inplace.workflows.api.NodeRole;
+import dev.inplace.workflows.api.NodeUpgradeRequest;
+import dev.inplace.workflows.api.NodeUpgradeResult;
+import dev.inplace.workflows.api.NodeUpgradeWorkflow;
+import dev.inplace.workflows.api.StepStatus;
+import dev.inplace.workflows.api.UpgradeStep;
+import dev.inplace.workflows.api.WorkflowIds;
+import dev.inplace.workflows.failure.UpgradeFailures;
+import dev.inplace.workflows.testing.Fixtures;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.failure.CanceledFailure;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.testing.TestWorkflowExtension;
+import io.temporal.worker.Worker;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.mockito.InOrder;
+
+class NodeUpgradeWorkflowTest {
+
+  @RegisterExtension
+  static final TestWorkflowExtension testWorkflow =
+      TestWorkflowExtension.newBuilder()
+          .registerWorkflowImplementationTypes(NodeUpgradeWorkflowImpl.class)
+          .setDoNotStart(true)
+          .build();
+
+  private final HostActivities hosts = mock(HostActivities.class, withSettings().withoutAnnotations());
+  private final NodeActivities nodes = mock(NodeActivities.class, withSettings().withoutAnnotations());
+  private final ClusterApiActivities capi =
+      mock(ClusterApiActivities.class, withSettings().withoutAnnotations());
+  private final NodeUpgradeRequest request = Fixtures.request("worker-1", NodeRole.WORKER);
+  private final String workflowId = WorkflowIds.nodeUpgrade("fleet", "worker-1-machine", TO);
+
+  @BeforeEach
+  void healthyEstate() {
+    when(nodes.inspectNode(any())).thenReturn(Fixtures.readyAt("worker-1", FROM));
+    when(hosts.inspectHost(any())).thenReturn(Fixtures.hostWithOldRelease());
+    when(hosts.stageArtifacts(any())).thenReturn(new StageResult(List.of("k3s", "k3s-airgap-images"), List.of(), 72 << 20));
+    when(nodes.cordonNode(any())).thenReturn(new CordonResult(true, false));
+    when(nodes.drainNode(any())).thenReturn(new DrainResult(3, 0, 1, 0, 2));
+    when(hosts.backupBinaries(any())).thenReturn(new BackupResult(List.of("/usr/local/bin/k3s"), List.of()));
+    when(hosts.installArtifacts(any())).thenReturn(new InstallResult(List.of("k3s", "k3s-airgap-images"), List.of()));
+    when(hosts.restartService(any())).thenReturn(new ServiceResult("k3s-agent", true));
+    when(nodes.awaitNodeVersion(argThat(r -> r != null && TO.equals(r.expectedVersion()))))
+        .thenReturn(Fixtures.readyAt("worker-1", TO));
+    when(nodes.awaitNodeVersion(argThat(r -> r != null && FROM.equals(r.expectedVersion()))))
+        .thenReturn(Fixtures.readyAt("worker-1", FROM));
+    when(nodes.uncordonNode(any())).thenReturn(new UncordonResult(true, ""));
+    when(hosts.restoreBinaries(any()))
+        .thenReturn(new RestoreResult(List.of("/usr/local/bin/k3s"), List.of(Fixtures.images().installPath()), true));
+    when(capi.recordMachineVersion(any())).thenReturn(new MachineVersionResult(FROM, true));
+  }
+
+  private NodeUpgradeWorkflow start(TestWorkflowEnvironment env, Worker worker) {
+    worker.registerActivitiesImplementations(hosts, nodes, capi);
+    env.start();
+    return env.getWorkflowClient()
+        .newWorkflowStub(
+            NodeUpgradeWorkflow.class,
+            WorkflowOptions.newBuilder().setWorkflowId(workflowId).setTaskQueue(worker.getTaskQueue()).build());
+  }
+
+  @Test
+  void upgradesANodeThroughEveryStepInOrder(TestWorkflowEnvironment env, Worker worker) {
+    NodeUpgradeResult result = start(env, worker).upgrade(request);
+
+    InOrder order = inOrder(nodes, hosts, capi);
+    order.verify(nodes).inspectNode(any());
+    order.verify(hosts).inspectHost(any());
+    order.verify(hosts).stageArtifacts(any());
+    order.verify(nodes).cordonNode(argThat(r -> workflowId.equals(r.owner())));
+    order.verify(nodes).drainNode(any());
+    order.verify(hosts).backupBinaries(argThat(r -> r.current().size() == 2));
+    order.verify(hosts).installArtifacts(any());
+    order.verify(hosts).restartService(argThat(r -> "k3s-agent".equals(r.service())));
+    order.verify(nodes).awaitNodeVersion(argThat(r -> TO.equals(r.expectedVersion())));
+    order.verify(nodes).uncordonNode(argThat(r -> workflowId.equals(r.owner())));
+    order.verify(capi).recordMachineVersion(argThat(r -> TO.equals(r.version()) && "worker-1-machine".equals(r.machineName())));
+    verify(hosts, never()).restoreBinaries(any());
+
+    assertEquals(FROM, result.previousVersion());
+    assertEquals(TO, result.version());
+    assertFalse(result.alreadyAtTarget());
+    assertEquals(
+        List.of(UpgradeStep.PREFLIGHT, UpgradeStep.STAGE, UpgradeStep.CORDON, UpgradeStep.DRAIN,
+            UpgradeStep.BACKUP, UpgradeStep.INSTALL, UpgradeStep.RESTART, UpgradeStep.VERIFY,
+            UpgradeStep.UNCORDON, UpgradeStep.RECORD),
+        result.steps().stream().map(s -> s.step()).toList());
+    assertTrue(result.steps().stream().allMatch(s -> s.status() == StepStatus.DONE));
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = UpgradeStep.class,
+      names = {"CORDON", "DRAIN", "BACKUP", "INSTALL", "RESTART", "VERIFY"})
+  void failureAtAStepRollsBackInReverseOrder(UpgradeStep failing, TestWorkflowEnvironment env, Worker worker) {
+    String type = failAt(failing);
+
+    WorkflowFailedException e = assertThrows(WorkflowFailedException.class, () -> start(env, worker).upgrade(request));
+
+    NodeFailure failure = nodeFailure(e, type);
+    assertEquals(failing, failure.failedStep());
+    assertEquals(NodePhase.ROLLED_BACK, failure.phase());
+    assertEquals(FROM, failure.versionNow());
+    InOrder order = inOrder(hosts, nodes);
+    boolean hostChanged = failing.compareTo(UpgradeStep.INSTALL) >= 0;
+    if (failing.compareTo(UpgradeStep.BACKUP) >= 0) {
+      order.verify(hosts).restoreBinaries(argThat(r -> r.previous().size() == 2));
+    }
+    if (hostChanged) {
+      order.verify(hosts, atLeastOnce()).restartService(any());
+      order.verify(nodes).awaitNodeVersion(argThat(r -> FROM.equals(r.expectedVersion())));
+    }
+    order.verify(nodes).uncordonNode(argThat(r -> workflowId.equals(r.owner())));
+    verify(capi, never()).recordMachineVersion(any());
+    assertEquals(StepStatus.FAILED, failure.steps().stream().filter(s -> s.step() == failing).findFirst().orElseThrow().status());
+  }
+
+  @Test
+  void stagingFailureChangesNothingAndRunsNoCompensation(TestWorkflowEnvironment env, Worker worker) {
+    when(hosts.stageArtifacts(any()))
+        .thenThrow(UpgradeFailures.nonRetryable(UpgradeFailures.ARTIFACT_DIGEST_MISMATCH, "digest of k3s differs"));
+
+    WorkflowFailedException e = assertThrows(WorkflowFailedException.class, () -> start(env, worker).upgrade(request));
+
+    NodeFailure failure = nodeFailure(e, UpgradeFailures.ARTIFACT_DIGEST_MISMATCH);
+    assertEquals(NodePhase.FAILED, failure.phase());
+    verify(nodes, never()).cordonNode(any());
+    verify(nodes, never()).uncordonNode(any());
+    verify(hosts, never()).restoreBinaries(any());
+  }
+
+  @Test
+  void failedRestoreLeavesTheNodeCordonedAndSaysSo(TestWorkflowEnvironment env, Worker worker) {
+    failAt(UpgradeStep.RESTART);
+    when(hosts.restoreBinaries(any()))
+        .thenThrow(UpgradeFailures.nonRetryable(UpgradeFailures.ROLLBACK_FAILED, "backup k3s.prev missing"));
+
+    WorkflowFailedException e = assertThrows(WorkflowFailedException.class, () -> start(env, worker).upgrade(request));
+
+    NodeFailure failure = nodeFailure(e, UpgradeFailures.ROLLBACK_FAILED);
+    assertEquals(NodePhase.ROLLBACK_FAILED, failure.phase());
+    assertTrue(failure.message().contains("left cordoned"), failure.message());
+    verify(nodes, never()).uncordonNode(any());
+  }
+
+  @Test
+  void refusesADowngradeBeforeChangingAnything(TestWorkflowEnvironment env, Worker worker) {
+    when(nodes.inspectNode(any())).thenReturn(Fixtures.readyAt("worker-1", "v1.31.5+k3s1"));
+    assertRefused(env, worker, UpgradeFailures.UNSUPPORTED_VERSION_SKEW, "downgrade");
+  }
+
+  @Test
+  void refusesToSkipAMinorVersion(TestWorkflowEnvironment env, Worker worker) {
+    when(nodes.inspectNode(any())).thenReturn(Fixtures.readyAt("worker-1", "v1.29.9+k3s1"));
+    assertRefused(env, worker, UpgradeFailures.UNSUPPORTED_VERSION_SKEW, "skip minor");
+  }
+
+  @Test
+  void refusesANodeThatIsNotReady(TestWorkflowEnvironment env, Worker worker) {
+    when(nodes.inspectNode(any())).thenReturn(new NodeState("worker-1", false, false, FROM, null));
+    assertRefused(env, worker, UpgradeFailures.NODE_NOT_READY, "not Ready");
+  }
+
+  @Test
+  void refusesAHostWithTooLittleDisk(TestWorkflowEnvironment env, Worker worker) {
+    HostFacts full = Fixtures.hostWithOldRelease();
+    when(hosts.inspectHost(any()))
+        .thenReturn(new HostFacts(full.arch(), 1 << 20, full.installed(), full.installedVersion(), true));
+    assertRefused(env, worker, UpgradeFailures.INSUFFICIENT_DISK, "bytes free");
+  }
+
+  @Test
+  void refusesAHostOfAnotherArchitecture(TestWorkflowEnvironment env, Worker worker) {
+    HostFacts arm = Fixtures.hostWithOldRelease();
+    when(hosts.inspectHost(any()))
+        .thenReturn(new HostFacts("arm64", arm.stagingFreeBytes(), arm.installed(), arm.installedVersion(), true));
+    assertRefused(env, worker, UpgradeFailures.ARCHITECTURE_MISMATCH, "arm64");
+  }
+
+  @Test
+  void refusesWhenTheHostCannotBeReached(TestWorkflowEnvironment env, Worker worker) {
+    when(hosts.inspectHost(any()))
+        .thenThrow(UpgradeFailures.nonRetryable(UpgradeFailures.HOST_KEY_MISMATCH, "host key of 127.0.0.11 does not match"));
+    assertRefused(env, worker, UpgradeFailures.HOST_KEY_MISMATCH, "host key");
+  }
+
+  @Test
+  void aNodeAlreadyAtTheTargetIsOnlyRecorded(TestWorkflowEnvironment env, Worker worker) {
+    when(nodes.inspectNode(any())).thenReturn(Fixtures.readyAt("worker-1", TO));
+    when(hosts.inspectHost(any())).thenReturn(Fixtures.hostWithNewRelease());
+
+    NodeUpgradeResult result = start(env, worker).upgrade(request);
+
+    assertTrue(result.alreadyAtTarget());
+    verify(hosts, never()).stageArtifacts(any());
+    verify(nodes, never()).cordonNode(any());
+    verify(hosts, never()).restartService(any());
+    verify(nodes, never()).uncordonNode(any());
+    verify(capi).recordMachineVersion(any());
+  }
+
+  @Test
+  void aRerunAfterACrashBeforeUncordonReleasesItsOwnCordon(TestWorkflowEnvironment env, Worker worker) {
+    when(nodes.inspectNode(any())).thenReturn(new NodeState("worker-1", true, true, TO, workflowId));
+    when(hosts.inspectHost(any())).thenReturn(Fixtures.hostWithNewRelease());
+
+    NodeUpgradeResult result = start(env, worker).upgrade(request);
+
+    assertTrue(result.alreadyAtTarget());
+    verify(nodes).uncordonNode(argThat(r -> workflowId.equals(r.owner())));
+  }
+
+  @Test
+  void aNodeCordonedByTheOperatorStaysCordonedAfterTheUpgrade(TestWorkflowEnvironment env, Worker worker) {
+    when(nodes.cordonNode(any())).thenReturn(new CordonResult(false, true));
+
+    NodeUpgradeResult result = start(env, worker).upgrade(request);
+
+    verify(nodes, never()).uncordonNode(any());
+    assertTrue(result.steps().stream().anyMatch(s -> s.step() == UpgradeStep.UNCORDON && s.message().contains("left cordoned")));
+  }
+
+  @Test
+  void cancellingDuringDrainStillUncordonsTheNode(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    CountDownLatch draining = new CountDownLatch(1);
+    when(nodes.drainNode(any()))
+        .thenAnswer(
+            inv -> {
+              draining.countDown();
+              // A drain waiting on pods: heartbeats so it learns of the cancellation.
+              var ctx = io.temporal.activity.Activity.getExecutionContext();
+              while (true) {
+                ctx.heartbeat(null);
+                Thread.sleep(50);
+              }
+            });
+    NodeUpgradeWorkflow workflow = start(env, worker);
+    WorkflowClient.start(workflow::upgrade, request);
+    assertTrue(draining.await(30, TimeUnit.SECONDS));
+
+    WorkflowStub stub = WorkflowStub.fromTyped(workflow);
+    stub.cancel();
+
+    WorkflowFailedException e =
+        assertThrows(WorkflowFailedException.class, () -> stub.getResult(60, TimeUnit.SECONDS, NodeUpgradeResult.class));
+    assertInstanceOf(CanceledFailure.class, e.getCause());
+    verify(nodes).uncordonNode(argThat(r -> workflowId.equals(r.owner())));
+    var progress = workflow.progress();
+    assertEquals(NodePhase.ROLLED_BACK, progress.phase());
+    assertTrue(progress.message().contains("cancelled"), progress.message());
+    verify(hosts, never()).installArtifacts(any());
+  }
+
+  @Test
+  void progressQueryReportsTheCurrentStep(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    CountDownLatch installing = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    when(hosts.installArtifacts(any()))
+        .thenAnswer(
+            inv -> {
+              installing.countDown();
+              release.await(30, TimeUnit.SECONDS);
+              return new InstallResult(List.of("k3s"), List.of());
+            });
+    NodeUpgradeWorkflow workflow = start(env, worker);
+    WorkflowClient.start(workflow::upgrade, request);
+    assertTrue(installing.await(30, TimeUnit.SECONDS));
+
+    var progress = workflow.progress();
+    release.countDown();
+
+    assertEquals(NodePhase.UPGRADING, progress.phase());
+    assertEquals(UpgradeStep.INSTALL, progress.currentStep());
+    assertEquals("worker-1", progress.nodeName());
+    WorkflowStub.fromTyped(workflow).getResult(30, TimeUnit.SECONDS, NodeUpgradeResult.class);
+  }
+
+  private void assertRefused(TestWorkflowEnvironment env, Worker worker, String type, String text) {
+    WorkflowFailedException e = assertThrows(WorkflowFailedException.class, () -> start(env, worker).upgrade(request));
+    NodeFailure failure = nodeFailure(e, type);
+    assertEquals(UpgradeStep.PREFLIGHT, failure.failedStep());
+    assertEquals(NodePhase.FAILED, failure.phase());
+    assertTrue(failure.message().contains(text), failure.message());
+    verify(hosts, never()).stageArtifacts(any());
+    verify(nodes, never()).cordonNode(any());
+    verify(nodes, never()).uncordonNode(any());
+    verify(capi, never()).recordMachineVersion(any());
+  }
+
+  /** Makes the activity behind {@code step} fail with its vocabulary type; returns that type. */
+  private String failAt(UpgradeStep step) {
+    String type =
+        switch (step) {
+          case CORDON -> UpgradeFailures.KUBERNETES_API_ERROR;
+          case DRAIN -> UpgradeFailures.DRAIN_BLOCKED;
+          case BACKUP -> UpgradeFailures.BACKUP_FAILED;
+          case INSTALL -> UpgradeFailures.INSTALL_FAILED;
+          case RESTART -> UpgradeFailures.SERVICE_RESTART_FAILED;
+          case VERIFY -> UpgradeFailures.VERIFY_TIMEOUT;
+          default -> throw new IllegalArgumentException(step.name());
+        };
+    ApplicationFailure failure = UpgradeFailures.nonRetryable(type, "injected at " + step.cliName());
+    switch (step) {
+      case CORDON -> when(nodes.cordonNode(any())).thenThrow(failure);
+      case DRAIN -> when(nodes.drainNode(any())).thenThrow(failure);
+      case BACKUP -> when(hosts.backupBinaries(any())).thenThrow(failure);
+      case INSTALL -> when(hosts.installArtifacts(any())).thenThrow(failure);
+      case RESTART ->
+          when(hosts.restartService(any()))
+              .thenThrow(failure)
+              .thenReturn(new ServiceResult("k3s-agent", true));
+      case VERIFY ->
+          when(nodes.awaitNodeVersion(argThat((AwaitNodeRequest r) -> r != null && TO.equals(r.expectedVersion()))))
+              .thenThrow(failure);
+      default -> throw new IllegalArgumentException(step.name());
+    }
+    return type;
+  }
+
+  private static NodeFailure nodeFailure(WorkflowFailedException e, String expectedType) {
+    ApplicationFailure cause = assertInstanceOf(ApplicationFailure.class, e.getCause());
+    assertEquals(expectedType, cause.getType(), cause.getOriginalMessage());
+    return cause.getDetails().get(NodeFailure.class);
+  }
+
+}

@@ -1,0 +1,84 @@
+package dev.inplace.workflows.testing;
+
+import dev.inplace.workflows.api.Artifact;
+import dev.inplace.workflows.api.ArtifactKind;
+import dev.inplace.workflows.api.ClusterRef;
+import dev.inplace.workflows.api.Distribution;
+import dev.inplace.workflows.api.DrainOptions;
+import dev.inplace.workflows.api.HostActivities.HostFacts;
+import dev.inplace.workflows.api.HostActivities.InstalledFile;
+import dev.inplace.workflows.api.HostProfile;
+import dev.inplace.workflows.api.NodeActivities.NodeState;
+import dev.inplace.workflows.api.NodeRole;
+import dev.inplace.workflows.api.NodeTarget;
+import dev.inplace.workflows.api.NodeUpgradeRequest;
+import dev.inplace.workflows.api.PdbBlockedAction;
+import dev.inplace.workflows.api.SshSettings;
+import java.util.List;
+
+/** Requests and observations shared by workflow tests. */
+public final class Fixtures {
+  public static final String FROM = "v1.30.4+k3s1";
+  public static final String TO = "v1.31.2+k3s1";
+  public static final String OLD_SHA = "a".repeat(64);
+  public static final String NEW_SHA = "b".repeat(64);
+  public static final String IMAGES_SHA = "c".repeat(64);
+  public static final ClusterRef CLUSTER = new ClusterRef("fleet", "edge-1");
+
+  private Fixtures() {}
+
+  public static Artifact k3sBinary() {
+    return new Artifact("k3s", ArtifactKind.BINARY, "/cache/k3s", NEW_SHA, 64 << 20, "/usr/local/bin/k3s", "0755");
+  }
+
+  public static Artifact images() {
+    return new Artifact(
+        "k3s-airgap-images",
+        ArtifactKind.IMAGE_ARCHIVE,
+        "/cache/images.tar",
+        IMAGES_SHA,
+        8 << 20,
+        "/var/lib/rancher/k3s/agent/images/k3s-airgap-images-amd64-v1.31.2-k3s1.tar",
+        "0644");
+  }
+
+  public static NodeUpgradeRequest request(String node, NodeRole role) {
+    return new NodeUpgradeRequest(
+        new NodeTarget(CLUSTER, node + "-machine", node, role, "127.0.0.11"),
+        Distribution.K3S,
+        TO,
+        List.of(k3sBinary(), images()),
+        HostProfile.k3sDefaults(),
+        new SshSettings("inplace", 2222, "edge-1-ssh-key", "edge-1-known-hosts", null),
+        new DrainOptions(30, true, false, PdbBlockedAction.FAIL, false),
+        60,
+        0,
+        "amd64");
+  }
+
+  public static NodeState readyAt(String node, String version) {
+    return new NodeState(node, true, false, version, null);
+  }
+
+  public static HostFacts hostWithOldRelease() {
+    return new HostFacts(
+        "amd64",
+        10L << 30,
+        List.of(
+            new InstalledFile("/usr/local/bin/k3s", OLD_SHA),
+            new InstalledFile(images().installPath(), null)),
+        FROM,
+        true);
+  }
+
+  public static HostFacts hostWithNewRelease() {
+    return new HostFacts(
+        "amd64",
+        10L << 30,
+        List.of(
+            new InstalledFile("/usr/local/bin/k3s", NEW_SHA),
+            new InstalledFile(images().installPath(), IMAGES_SHA)),
+        TO,
+        true);
+  }
+}
