@@ -323,6 +323,32 @@ class NodeUpgradeWorkflowTest {
     WorkflowStub.fromTyped(workflow).getResult(30, TimeUnit.SECONDS, NodeUpgradeResult.class);
   }
 
+  /**
+   * Regenerates the committed replay histories (run with {@code -Dhistories.update=true}) from the
+   * happy path and from a rollback; {@link NodeUpgradeReplayTest} replays them on every build.
+   */
+  @Test
+  @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "histories.update", matches = "true")
+  void recordReplayHistories(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    NodeUpgradeWorkflow workflow = start(env, worker);
+    workflow.upgrade(request);
+    writeHistory(env, workflowId, "node-upgrade-upgraded.json");
+
+    failAt(UpgradeStep.VERIFY);
+    String rolledBackId = workflowId + "-rollback";
+    NodeUpgradeWorkflow second =
+        env.getWorkflowClient().newWorkflowStub(NodeUpgradeWorkflow.class,
+            WorkflowOptions.newBuilder().setWorkflowId(rolledBackId).setTaskQueue(worker.getTaskQueue()).build());
+    assertThrows(WorkflowFailedException.class, () -> second.upgrade(request));
+    writeHistory(env, rolledBackId, "node-upgrade-rolled-back.json");
+  }
+
+  private static void writeHistory(TestWorkflowEnvironment env, String id, String file) throws Exception {
+    java.nio.file.Path dir = java.nio.file.Path.of("src/test/resources/histories");
+    java.nio.file.Files.createDirectories(dir);
+    java.nio.file.Files.writeString(dir.resolve(file), env.getWorkflowClient().fetchHistory(id).toJson(true));
+  }
+
   private void assertRefused(TestWorkflowEnvironment env, Worker worker, String type, String text) {
     WorkflowFailedException e = assertThrows(WorkflowFailedException.class, () -> start(env, worker).upgrade(request));
     NodeFailure failure = nodeFailure(e, type);

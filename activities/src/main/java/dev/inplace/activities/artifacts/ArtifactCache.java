@@ -1,0 +1,202 @@
+package dev.inplace.activities.artifacts;
+
+import dev.inplace.workflows.api.Artifact;
+import dev.inplace.workflows.failure.UpgradeFailures;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.DigestOutputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The worker's local copy of release artifacts, one file per digest ({@code <cacheDir>/<sha256>}).
+ * Each artifact is fetched once, verified, then pushed from here to as many nodes as need it.
+ * Fetches of the same digest are serialised; different digests download in parallel.
+ */
+public final class ArtifactCache {
+  private static final Logger log = LoggerFactory.getLogger(ArtifactCache.class);
+
+  private final Path cacheDir;
+  private final HttpClient http;
+  private final ConcurrentMap<String, Object> locks = new ConcurrentHashMap<>();
+
+  public ArtifactCache(Path cacheDir) {
+    this.cacheDir = cacheDir;
+    this.http =
+        HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(20))
+            .followRedirects(HttpClient.Redirect.NORMAL)
+            .build();
+  }
+
+  /**
+   * Returns a local file holding the artifact, verified against its sha256.
+   *
+   * @throws io.temporal.failure.ApplicationFailure {@code ArtifactDigestMismatch} when the source
+   *     holds other bytes, {@code ArtifactUnavailable} (retryable) when it cannot be read
+   */
+  public Path fetch(Artifact artifact) {
+    Path cached = cacheDir.resolve(artifact.sha256());
+    synchronized (locks.computeIfAbsent(artifact.sha256(), k -> new Object())) {
+      if (isCached(cached, artifact)) {
+        return cached;
+      }
+      try {
+        Files.createDirectories(cacheDir);
+        Path tmp = Files.createTempFile(cacheDir, "." + artifact.sha256(), ".part");
+        try {
+          String actual = copyAndDigest(artifact, tmp);
+          if (!actual.equals(artifact.sha256())) {
+            throw UpgradeFailures.nonRetryable(
+                UpgradeFailures.ARTIFACT_DIGEST_MISMATCH,
+                "artifact "
+                    + artifact.name()
+                    + " from "
+                    + artifact.source()
+                    + " has sha256 "
+                    + actual
+                    + ", expected "
+                    + artifact.sha256());
+          }
+          requireDeclaredSize(artifact, Files.size(tmp));
+          Files.move(
+              tmp, cached, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } finally {
+          Files.deleteIfExists(tmp);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot write to artifact cache " + cacheDir, e);
+      }
+      log.info(
+          "artifact {} cached from {} ({} bytes)",
+          artifact.name(),
+          artifact.source(),
+          size(cached));
+      return cached;
+    }
+  }
+
+  /**
+   * A cached file was verified before its atomic rename; a size check is enough to notice that it
+   * was truncated or replaced since.
+   */
+  private static boolean isCached(Path cached, Artifact artifact) {
+    if (!Files.isRegularFile(cached)) {
+      return false;
+    }
+    long size = size(cached);
+    if (artifact.sizeBytes() == 0 || size == artifact.sizeBytes()) {
+      return true;
+    }
+    log.warn(
+        "cached {} has {} bytes, expected {}: fetching it again",
+        cached,
+        size,
+        artifact.sizeBytes());
+    return false;
+  }
+
+  /** The catalogue's size feeds the free-disk preflight; a wrong one is refused, not ignored. */
+  private static void requireDeclaredSize(Artifact artifact, long actual) {
+    if (artifact.sizeBytes() != 0 && artifact.sizeBytes() != actual) {
+      throw UpgradeFailures.nonRetryable(
+          UpgradeFailures.INVALID_REQUEST,
+          "artifact "
+              + artifact.name()
+              + " is declared as "
+              + artifact.sizeBytes()
+              + " bytes but the file with its sha256 has "
+              + actual);
+    }
+  }
+
+  private String copyAndDigest(Artifact artifact, Path target) throws IOException {
+    MessageDigest digest = sha256();
+    try (InputStream in = open(artifact);
+        OutputStream out = new DigestOutputStream(Files.newOutputStream(target), digest)) {
+      in.transferTo(out);
+    } catch (IOException e) {
+      throw unavailable(artifact, e.getClass().getSimpleName() + ": " + e.getMessage());
+    }
+    return HexFormat.of().formatHex(digest.digest());
+  }
+
+  private InputStream open(Artifact artifact) throws IOException {
+    String source = artifact.source();
+    if (source.startsWith("http://") || source.startsWith("https://")) {
+      return openHttp(artifact, URI.create(source));
+    }
+    Path path;
+    if (source.startsWith("file:")) {
+      path = Path.of(URI.create(source));
+    } else if (source.startsWith("/")) {
+      path = Path.of(source);
+    } else {
+      throw UpgradeFailures.nonRetryable(
+          UpgradeFailures.INVALID_REQUEST,
+          "artifact "
+              + artifact.name()
+              + ": source must be an absolute path, file: or http(s) URL, got "
+              + source);
+    }
+    try {
+      return Files.newInputStream(path);
+    } catch (NoSuchFileException e) {
+      throw unavailable(artifact, "no such file");
+    }
+  }
+
+  private InputStream openHttp(Artifact artifact, URI uri) throws IOException {
+    HttpRequest request = HttpRequest.newBuilder(uri).GET().build();
+    HttpResponse<InputStream> response;
+    try {
+      response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw unavailable(artifact, "interrupted");
+    }
+    if (response.statusCode() != 200) {
+      response.body().close();
+      throw unavailable(artifact, "HTTP " + response.statusCode());
+    }
+    return response.body();
+  }
+
+  private static io.temporal.failure.ApplicationFailure unavailable(Artifact artifact, String why) {
+    return UpgradeFailures.retryable(
+        UpgradeFailures.ARTIFACT_UNAVAILABLE,
+        "cannot fetch artifact " + artifact.name() + " from " + artifact.source() + ": " + why);
+  }
+
+  private static long size(Path path) {
+    try {
+      return Files.size(path);
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  private static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is a mandatory JCE algorithm", e);
+    }
+  }
+}

@@ -1,0 +1,270 @@
+package dev.inplace.activities.host;
+
+import dev.inplace.activities.artifacts.ArtifactCache;
+import dev.inplace.activities.ssh.HostConnection;
+import dev.inplace.activities.ssh.ScriptOutput;
+import dev.inplace.activities.ssh.SshConnector;
+import dev.inplace.workflows.api.Artifact;
+import dev.inplace.workflows.api.HostAccess;
+import dev.inplace.workflows.api.HostActivities;
+import dev.inplace.workflows.api.HostProfile;
+import dev.inplace.workflows.failure.UpgradeFailures;
+import io.temporal.activity.Activity;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * Host steps over SSH for one distribution. Every step is a rendered script that observes before it
+ * acts, so each method can run again after a crash or a retry and finish the job or report it done.
+ */
+public final class HostActivitiesImpl implements HostActivities {
+  private static final Logger log = LoggerFactory.getLogger(HostActivitiesImpl.class);
+  private static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
+  private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
+  private static final Pattern SERVICE = Pattern.compile("[A-Za-z0-9@._-]+");
+  private static final Pattern SAFE_PATH = Pattern.compile("/[A-Za-z0-9._+/@-]*");
+
+  private final SshConnector ssh;
+  private final ArtifactCache cache;
+  private final HostDistribution distribution;
+  private final HostScripts scripts;
+
+  public HostActivitiesImpl(SshConnector ssh, ArtifactCache cache, HostDistribution distribution) {
+    this.ssh = ssh;
+    this.cache = cache;
+    this.distribution = distribution;
+    this.scripts = new HostScripts(distribution);
+  }
+
+  @Override
+  public HostFacts inspectHost(HostInspectRequest request) {
+    if (request.distribution() != distribution.distribution()) {
+      throw UpgradeFailures.nonRetryable(
+          UpgradeFailures.INVALID_REQUEST,
+          "host steps for "
+              + request.distribution()
+              + " are not supported yet (only "
+              + distribution.distribution()
+              + ")");
+    }
+    requireUniqueNames(request.artifacts());
+    String service = request.profile().serviceFor(request.role());
+    return onHost(
+        request.host(),
+        conn -> {
+          ScriptOutput out =
+              conn.run(
+                  scripts.inspect(request.profile(), service, request.artifacts()),
+                  UpgradeFailures.PREFLIGHT_FAILED);
+          HostFacts facts = InspectOutput.parse(out, request.artifacts());
+          log.info(
+              "preflight: arch={} stagingFreeBytes={} version={} {} active={}",
+              facts.arch(),
+              facts.stagingFreeBytes(),
+              facts.installedVersion(),
+              service,
+              facts.serviceActive());
+          return facts;
+        });
+  }
+
+  @Override
+  public StageResult stageArtifacts(StageRequest request) {
+    requireUniqueNames(request.artifacts());
+    StageHeartbeat heartbeat =
+        new StageHeartbeat(Activity.getExecutionContext(), HEARTBEAT_INTERVAL, System::nanoTime);
+    Set<String> doneBefore = new HashSet<>(heartbeat.resume().done());
+    HostProfile profile = request.profile();
+    return onHost(
+        request.host(),
+        conn -> {
+          List<String> alreadyPresent = new ArrayList<>();
+          List<Artifact> toCheck = new ArrayList<>();
+          for (Artifact a : request.artifacts()) {
+            if (doneBefore.contains(a.name())) {
+              alreadyPresent.add(a.name()); // staged and verified by an earlier attempt
+            } else {
+              toCheck.add(a);
+            }
+          }
+          ScriptOutput observed =
+              conn.run(
+                  scripts.stagePrepare(profile, toCheck), UpgradeFailures.REMOTE_COMMAND_FAILED);
+          Set<String> present = new HashSet<>(observed.values("staged"));
+          present.addAll(observed.values("installed"));
+          List<String> uploaded = new ArrayList<>();
+          for (Artifact a : toCheck) {
+            if (present.contains(a.name())) {
+              alreadyPresent.add(a.name());
+              heartbeat.finished(a.name(), 0);
+              continue;
+            }
+            Path local = cache.fetch(a);
+            long sent = conn.upload(local, HostScripts.partPath(profile, a), heartbeat::uploading);
+            conn.run(
+                scripts.stageCommit(profile, List.of(a)), UpgradeFailures.ARTIFACT_DIGEST_MISMATCH);
+            uploaded.add(a.name());
+            heartbeat.finished(a.name(), sent);
+          }
+          log.info(
+              "stage: uploaded={} alreadyPresent={} bytesSent={}",
+              uploaded,
+              alreadyPresent,
+              heartbeat.bytesSent());
+          return new StageResult(uploaded, alreadyPresent, heartbeat.bytesSent());
+        });
+  }
+
+  @Override
+  public BackupResult backupBinaries(BackupRequest request) {
+    // Files that did not exist before the run have nothing to back up; restore removes them.
+    List<InstalledFile> existing =
+        request.current().stream().filter(f -> f.sha256() != null).toList();
+    requireValidFiles(existing);
+    requireUniqueBasenames(existing);
+    return onHost(
+        request.host(),
+        conn -> {
+          ScriptOutput out =
+              conn.run(scripts.backup(request.profile(), existing), UpgradeFailures.BACKUP_FAILED);
+          BackupResult result =
+              new BackupResult(out.values("backed_up"), out.values("already_backed_up"));
+          log.info(
+              "backup: backedUp={} alreadyBackedUp={}",
+              result.backedUp(),
+              result.alreadyBackedUp());
+          return result;
+        });
+  }
+
+  @Override
+  public InstallResult installArtifacts(InstallRequest request) {
+    requireUniqueNames(request.artifacts());
+    return onHost(
+        request.host(),
+        conn -> {
+          ScriptOutput out =
+              conn.run(
+                  scripts.install(request.profile(), request.artifacts()),
+                  UpgradeFailures.INSTALL_FAILED);
+          InstallResult result =
+              new InstallResult(out.values("installed"), out.values("already_installed"));
+          log.info(
+              "install: installed={} alreadyInstalled={}",
+              result.installed(),
+              result.alreadyInstalled());
+          return result;
+        });
+  }
+
+  @Override
+  public ServiceResult restartService(ServiceRequest request) {
+    if (request.service() == null || !SERVICE.matcher(request.service()).matches()) {
+      throw invalid("service must be a systemd unit name, got '" + request.service() + "'");
+    }
+    return onHost(
+        request.host(),
+        conn -> {
+          ScriptOutput out =
+              conn.run(scripts.restart(request.service()), UpgradeFailures.SERVICE_RESTART_FAILED);
+          boolean active = "true".equals(out.value("service_active"));
+          log.info("restart: service={} active={}", request.service(), active);
+          return new ServiceResult(request.service(), active);
+        });
+  }
+
+  @Override
+  public RestoreResult restoreBinaries(RestoreRequest request) {
+    requireValidFiles(request.previous());
+    requireUniqueBasenames(request.previous().stream().filter(f -> f.sha256() != null).toList());
+    return onHost(
+        request.host(),
+        conn -> {
+          ScriptOutput out =
+              conn.run(
+                  scripts.restore(request.profile(), request.previous()),
+                  UpgradeFailures.ROLLBACK_FAILED);
+          List<String> restored = out.values("restored");
+          List<String> removed = out.values("removed");
+          RestoreResult result =
+              new RestoreResult(restored, removed, !restored.isEmpty() || !removed.isEmpty());
+          log.info(
+              "restore: restored={} removed={} changed={}",
+              result.restored(),
+              result.removed(),
+              result.changed());
+          return result;
+        });
+  }
+
+  /** Runs {@code work} on a fresh connection, with the node in the logging context. */
+  private <T> T onHost(HostAccess host, Function<HostConnection, T> work) {
+    String previousCluster = MDC.get("cluster");
+    String previousNode = MDC.get("node");
+    // HostAccess names the cluster's namespace, not the cluster: it is the closest we have.
+    MDC.put("cluster", host.secretNamespace());
+    MDC.put("node", host.nodeName());
+    try (HostConnection conn = ssh.open(host)) {
+      return work.apply(conn);
+    } finally {
+      restore("cluster", previousCluster);
+      restore("node", previousNode);
+    }
+  }
+
+  private static void restore(String key, String value) {
+    if (value == null) {
+      MDC.remove(key);
+    } else {
+      MDC.put(key, value);
+    }
+  }
+
+  private static void requireUniqueNames(List<Artifact> artifacts) {
+    Set<String> names = new HashSet<>();
+    for (Artifact a : artifacts) {
+      if (!names.add(a.name())) {
+        throw invalid("artifact name '" + a.name() + "' appears twice");
+      }
+    }
+  }
+
+  private static void requireValidFiles(List<InstalledFile> files) {
+    for (InstalledFile f : files) {
+      if (f.path() == null
+          || !SAFE_PATH.matcher(f.path()).matches()
+          || f.path().contains("/../")
+          || f.path().endsWith("/..")) {
+        throw invalid(
+            "file path must be absolute and of [A-Za-z0-9._+/@-], got '" + f.path() + "'");
+      }
+      if (f.sha256() != null && !SHA256.matcher(f.sha256()).matches()) {
+        throw invalid("sha256 of " + f.path() + " must be 64 lower-case hex characters");
+      }
+    }
+  }
+
+  /** Backups are kept as {@code <basename>.prev}, so two files must not share a name. */
+  private static void requireUniqueBasenames(List<InstalledFile> files) {
+    Set<String> names = new HashSet<>();
+    for (InstalledFile f : files) {
+      String name = f.path().substring(f.path().lastIndexOf('/') + 1);
+      if (!names.add(name)) {
+        throw invalid("two files named '" + name + "' cannot be backed up side by side");
+      }
+    }
+  }
+
+  private static RuntimeException invalid(String message) {
+    return UpgradeFailures.nonRetryable(UpgradeFailures.INVALID_REQUEST, message);
+  }
+}

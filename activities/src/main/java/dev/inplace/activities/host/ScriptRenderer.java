@@ -1,0 +1,138 @@
+package dev.inplace.activities.host;
+
+import dev.inplace.activities.ssh.RemoteScript;
+import dev.inplace.workflows.api.UpgradeStep;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * Renders the shell templates under {@code scripts/<folder>/} on the classpath. Each {@code
+ * {{name}}} becomes its value in single quotes, so no value can change the script's meaning (the
+ * request records validate them too). A placeholder without a value, or a value the template does
+ * not use, is a programming error and fails the rendering.
+ */
+final class ScriptRenderer {
+  private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{([a-z_]+)}}");
+  private static final Pattern STEP_MARKER = Pattern.compile("# inplace-step: ([a-z]+)");
+  private static final String SHEBANG = "#!/bin/bash";
+  private static final String HEADER_TAIL = "set -eu\nroot=\"${INPLACE_HOST_ROOT:-}\"\n";
+
+  private final String folder;
+  private final Map<String, String> templates = new ConcurrentHashMap<>();
+
+  ScriptRenderer(String folder) {
+    this.folder = folder;
+  }
+
+  RemoteScript render(String name, ScriptValues values) {
+    String template = templates.computeIfAbsent(name, this::load);
+    String step = stepOf(name, template);
+    Set<String> used = new HashSet<>();
+    StringBuilder out = new StringBuilder(template.length() + 256);
+    for (String line : template.split("\n", -1)) {
+      renderLine(name, line, values, used, out);
+    }
+    out.setLength(out.length() - 1); // split kept the text after the last newline as a line
+    Set<String> unused = new HashSet<>(values.scalars().keySet());
+    unused.addAll(values.rows().keySet());
+    unused.removeAll(used);
+    if (!unused.isEmpty()) {
+      throw new IllegalArgumentException(
+          "template " + name + " has no placeholder for " + unused.stream().sorted().toList());
+    }
+    return new RemoteScript(name, step, out.toString());
+  }
+
+  private static void renderLine(
+      String template, String line, ScriptValues values, Set<String> used, StringBuilder out) {
+    Matcher m = PLACEHOLDER.matcher(line);
+    String rowsName = null;
+    List<String> names = new ArrayList<>();
+    while (m.find()) {
+      String name = m.group(1);
+      names.add(name);
+      if (values.rows().containsKey(name)) {
+        if (rowsName != null) {
+          throw new IllegalArgumentException(
+              "template " + template + ": two row lists on one line: " + line);
+        }
+        rowsName = name;
+      } else if (!values.scalars().containsKey(name)) {
+        throw new IllegalArgumentException(
+            "template " + template + ": no value for placeholder {{" + name + "}}");
+      }
+    }
+    used.addAll(names);
+    if (rowsName == null) {
+      out.append(substitute(line, values, null)).append('\n');
+      return;
+    }
+    for (List<String> row : values.rows().get(rowsName)) {
+      String fields = row.stream().map(ScriptRenderer::quote).collect(Collectors.joining(" "));
+      out.append(substitute(line, values, Map.entry(rowsName, fields))).append('\n');
+    }
+  }
+
+  private static String substitute(
+      String line, ScriptValues values, Map.Entry<String, String> rowFields) {
+    Matcher m = PLACEHOLDER.matcher(line);
+    StringBuilder sb = new StringBuilder();
+    while (m.find()) {
+      String name = m.group(1);
+      String replacement =
+          rowFields != null && rowFields.getKey().equals(name)
+              ? rowFields.getValue()
+              : quote(values.scalars().get(name));
+      m.appendReplacement(sb, Matcher.quoteReplacement(replacement));
+    }
+    m.appendTail(sb);
+    return sb.toString();
+  }
+
+  /** Single-quotes a value for bash; control characters are refused outright. */
+  static String quote(String value) {
+    for (int i = 0; i < value.length(); i++) {
+      if (Character.isISOControl(value.charAt(i))) {
+        throw new IllegalArgumentException("script value contains a control character");
+      }
+    }
+    return "'" + value.replace("'", "'\\''") + "'";
+  }
+
+  /** Checks the fixed header every script starts with and returns the step of its marker. */
+  private static String stepOf(String name, String template) {
+    String[] lines = template.split("\n", 3);
+    Matcher marker = lines.length == 3 ? STEP_MARKER.matcher(lines[1]) : null;
+    if (marker == null
+        || !lines[0].equals(SHEBANG)
+        || !marker.matches()
+        || !lines[2].startsWith(HEADER_TAIL)) {
+      throw new IllegalStateException(
+          "template " + name + " does not start with the inplace script header");
+    }
+    return UpgradeStep.fromCliName(marker.group(1)).cliName();
+  }
+
+  private String load(String name) {
+    String resource = "scripts/" + folder + "/" + name + ".sh";
+    try (InputStream in = ScriptRenderer.class.getClassLoader().getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalArgumentException("no script template " + resource + " on the classpath");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read script template " + resource, e);
+    }
+  }
+}

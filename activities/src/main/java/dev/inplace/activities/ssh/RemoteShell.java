@@ -1,0 +1,125 @@
+package dev.inplace.activities.ssh;
+
+import dev.inplace.workflows.failure.UpgradeFailures;
+import io.temporal.failure.ApplicationFailure;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import net.schmizz.sshj.SSHClient;
+import net.schmizz.sshj.connection.ConnectionException;
+import net.schmizz.sshj.connection.channel.direct.Session;
+
+/**
+ * Runs a rendered script on a host: {@code bash -s} (under {@code sudo -n} for non-root users) with
+ * the script on stdin, so nothing of it appears in the process list or needs a temp file.
+ */
+final class RemoteShell {
+  static final int OUTPUT_LIMIT = 64 * 1024;
+  private static final int STDERR_LINES_IN_MESSAGE = 8;
+
+  private final SSHClient client;
+  private final String hostLabel;
+  private final boolean sudo;
+  private final Duration timeout;
+
+  RemoteShell(SSHClient client, String hostLabel, boolean sudo, Duration timeout) {
+    this.client = client;
+    this.hostLabel = hostLabel;
+    this.sudo = sudo;
+    this.timeout = timeout;
+  }
+
+  /**
+   * Runs {@code script} and returns its output.
+   *
+   * @param failureType the failure type of a non-zero exit or a timeout
+   */
+  ScriptOutput run(RemoteScript script, String failureType) {
+    OutputCapture stdout = new OutputCapture(OUTPUT_LIMIT, false);
+    OutputCapture stderr = new OutputCapture(OUTPUT_LIMIT, true);
+    Integer exit;
+    try (Session session = client.startSession()) {
+      Session.Command command = session.exec(sudo ? "sudo -n bash -s" : "bash -s");
+      Thread out = pump(command.getInputStream(), stdout, script.name() + "-stdout");
+      Thread err = pump(command.getErrorStream(), stderr, script.name() + "-stderr");
+      try (OutputStream stdin = command.getOutputStream()) {
+        stdin.write(script.text().getBytes(StandardCharsets.UTF_8));
+        stdin.flush();
+      } // closing stdin sends EOF: bash then runs to the end of the script
+      try {
+        command.join(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (ConnectionException e) {
+        if (command.isOpen()) {
+          throw failure(failureType, script, "did not finish within " + timeout, stderr);
+        }
+        throw e;
+      }
+      out.join(timeout.toMillis());
+      err.join(timeout.toMillis());
+      exit = command.getExitStatus();
+      if (exit == null) {
+        String signal = command.getExitSignal() == null ? "none" : command.getExitSignal().name();
+        throw failure(
+            failureType, script, "ended without an exit status (signal " + signal + ")", stderr);
+      }
+    } catch (IOException e) {
+      throw SshFailures.unreachable(hostLabel, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw UpgradeFailures.retryable(
+          UpgradeFailures.HOST_UNREACHABLE,
+          "interrupted while running " + script.name() + " on " + hostLabel);
+    }
+    if (exit != 0) {
+      throw failure(failureType, script, "failed with exit code " + exit, stderr);
+    }
+    return new ScriptOutput(exit, stdout.text(), stderr.text());
+  }
+
+  private ApplicationFailure failure(
+      String type, RemoteScript script, String what, OutputCapture stderr) {
+    String message =
+        script.step()
+            + " step '"
+            + script.name()
+            + "' on "
+            + hostLabel
+            + " "
+            + what
+            + lastLines(stderr.text());
+    return UpgradeFailures.isRetryable(type)
+        ? UpgradeFailures.retryable(type, message)
+        : UpgradeFailures.nonRetryable(type, message);
+  }
+
+  private static String lastLines(String text) {
+    List<String> lines = Arrays.stream(text.split("\n")).filter(l -> !l.isBlank()).toList();
+    if (lines.isEmpty()) {
+      return "";
+    }
+    List<String> tail =
+        lines.subList(Math.max(0, lines.size() - STDERR_LINES_IN_MESSAGE), lines.size());
+    return ": " + String.join(" | ", tail);
+  }
+
+  private static Thread pump(InputStream in, OutputCapture capture, String name) {
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                capture.drain(in);
+              } catch (IOException e) {
+                // The channel closed under us; the exit status (or its absence) tells the story.
+              }
+            },
+            "ssh-" + name);
+    thread.setDaemon(true);
+    thread.start();
+    return thread;
+  }
+}

@@ -1,0 +1,66 @@
+package dev.inplace.activities.ssh;
+
+import dev.inplace.workflows.failure.UpgradeFailures;
+import io.temporal.failure.ApplicationFailure;
+import java.io.IOException;
+import net.schmizz.sshj.common.DisconnectReason;
+import net.schmizz.sshj.common.SSHException;
+import net.schmizz.sshj.userauth.UserAuthException;
+
+/**
+ * Translates sshj exceptions into the failure vocabulary at the SSH boundary. Messages name the
+ * host and what went wrong; they never carry key material, and library causes are not attached, so
+ * nothing a library put in its message can reach a workflow history.
+ */
+final class SshFailures {
+  private SshFailures() {}
+
+  static ApplicationFailure translate(String host, IOException e, PinnedHostKeys hostKeys) {
+    PinnedHostKeys.Rejection rejection = hostKeys.rejection();
+    if (rejection != null || reason(e) == DisconnectReason.HOST_KEY_NOT_VERIFIABLE) {
+      String detail =
+          rejection == null ? "its host key could not be verified" : rejection.describe();
+      return UpgradeFailures.nonRetryable(
+          UpgradeFailures.HOST_KEY_MISMATCH, "refusing to connect to " + host + ": " + detail);
+    }
+    if (isAuthFailure(e)) {
+      return UpgradeFailures.nonRetryable(
+          UpgradeFailures.SSH_AUTH_FAILED,
+          "SSH authentication to " + host + " failed: the server did not accept the key");
+    }
+    return unreachable(host, e);
+  }
+
+  static ApplicationFailure unreachable(String host, IOException e) {
+    return UpgradeFailures.retryable(
+        UpgradeFailures.HOST_UNREACHABLE, "cannot reach " + host + ": " + describe(e));
+  }
+
+  private static boolean isAuthFailure(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof UserAuthException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static DisconnectReason reason(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SSHException s && s.getDisconnectReason() != DisconnectReason.UNKNOWN) {
+        return s.getDisconnectReason();
+      }
+    }
+    return DisconnectReason.UNKNOWN;
+  }
+
+  /** Class and message of the innermost cause: "ConnectException: Connection refused". */
+  private static String describe(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message = root.getMessage();
+    return root.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+  }
+}

@@ -1,0 +1,181 @@
+package dev.inplace.activities.artifacts;
+
+import static dev.inplace.activities.ssh.FailureAssertions.assertFailure;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.inplace.workflows.api.Artifact;
+import dev.inplace.workflows.api.ArtifactKind;
+import dev.inplace.workflows.failure.UpgradeFailures;
+import io.temporal.failure.ApplicationFailure;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ArtifactCacheTest {
+  private static final byte[] CONTENT = "k3s binary bytes".getBytes(StandardCharsets.UTF_8);
+
+  @TempDir Path work;
+  private Path cacheDir;
+  private ArtifactCache cache;
+  private HttpServer http;
+  private final AtomicInteger httpRequests = new AtomicInteger();
+
+  @BeforeEach
+  void setUp() throws IOException {
+    cacheDir = work.resolve("cache");
+    cache = new ArtifactCache(cacheDir);
+    http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    http.createContext(
+        "/k3s",
+        exchange -> {
+          httpRequests.incrementAndGet();
+          exchange.sendResponseHeaders(200, CONTENT.length);
+          try (OutputStream out = exchange.getResponseBody()) {
+            out.write(CONTENT);
+          }
+        });
+    http.createContext(
+        "/missing",
+        exchange -> {
+          exchange.sendResponseHeaders(404, -1);
+          exchange.close();
+        });
+    http.start();
+  }
+
+  @AfterEach
+  void tearDown() {
+    http.stop(0);
+  }
+
+  static String sha256(byte[] data) throws Exception {
+    return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
+  }
+
+  static Artifact artifact(String source, String sha256, long size) {
+    return new Artifact(
+        "k3s", ArtifactKind.BINARY, source, sha256, size, "/usr/local/bin/k3s", "0755");
+  }
+
+  @Test
+  void fetchesAnAbsolutePathIntoAFileNamedByDigest() throws Exception {
+    Path source = Files.write(work.resolve("k3s"), CONTENT);
+
+    Path cached = cache.fetch(artifact(source.toString(), sha256(CONTENT), CONTENT.length));
+
+    assertEquals(cacheDir.resolve(sha256(CONTENT)), cached);
+    assertArrayEquals(CONTENT, Files.readAllBytes(cached));
+  }
+
+  @Test
+  void fetchesAFileUri() throws Exception {
+    Path source = Files.write(work.resolve("k3s"), CONTENT);
+
+    Path cached = cache.fetch(artifact(source.toUri().toString(), sha256(CONTENT), 0));
+
+    assertArrayEquals(CONTENT, Files.readAllBytes(cached));
+  }
+
+  @Test
+  void downloadsOverHttpOnceAndReusesTheCachedFile() throws Exception {
+    Artifact a = artifact(url("/k3s"), sha256(CONTENT), CONTENT.length);
+
+    cache.fetch(a);
+    Path again = cache.fetch(a);
+
+    assertEquals(1, httpRequests.get());
+    assertArrayEquals(CONTENT, Files.readAllBytes(again));
+  }
+
+  @Test
+  void truncatedCacheEntryIsFetchedAgain() throws Exception {
+    Artifact a = artifact(url("/k3s"), sha256(CONTENT), CONTENT.length);
+    Path cached = cache.fetch(a);
+    Files.write(cached, new byte[] {1, 2});
+
+    cache.fetch(a);
+
+    assertEquals(2, httpRequests.get());
+    assertArrayEquals(CONTENT, Files.readAllBytes(cached));
+  }
+
+  @Test
+  void wrongDigestIsRefusedAndNothingIsCached() throws Exception {
+    String other = sha256("something else".getBytes(StandardCharsets.UTF_8));
+
+    ApplicationFailure failure =
+        assertFailure(
+            UpgradeFailures.ARTIFACT_DIGEST_MISMATCH,
+            () -> cache.fetch(artifact(url("/k3s"), other, 0)));
+
+    assertEquals(true, failure.isNonRetryable());
+    try (Stream<Path> files = Files.list(cacheDir)) {
+      assertEquals(List.of(), files.toList(), "no file, not even a temp file, is left behind");
+    }
+  }
+
+  @Test
+  void missingSourcesAreRetryableUnavailable() throws Exception {
+    ApplicationFailure http404 =
+        assertFailure(
+            UpgradeFailures.ARTIFACT_UNAVAILABLE,
+            () -> cache.fetch(artifact(url("/missing"), sha256(CONTENT), 0)));
+    assertFalse(http404.isNonRetryable());
+    assertFailure(
+        UpgradeFailures.ARTIFACT_UNAVAILABLE,
+        () -> cache.fetch(artifact(work.resolve("nope").toString(), sha256(CONTENT), 0)));
+    assertFailure(
+        UpgradeFailures.ARTIFACT_UNAVAILABLE,
+        () -> cache.fetch(artifact("http://127.0.0.1:1/k3s", sha256(CONTENT), 0)));
+  }
+
+  @Test
+  void wrongDeclaredSizeIsRefused() throws Exception {
+    Path source = Files.write(work.resolve("k3s"), CONTENT);
+
+    assertFailure(
+        UpgradeFailures.INVALID_REQUEST,
+        () -> cache.fetch(artifact(source.toString(), sha256(CONTENT), CONTENT.length + 1)));
+  }
+
+  @Test
+  void concurrentFetchesOfOneDigestDownloadOnce() throws Exception {
+    Artifact a = artifact(url("/k3s"), sha256(CONTENT), CONTENT.length);
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<Path>> results = new ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        results.add(pool.submit(() -> cache.fetch(a)));
+      }
+      for (Future<Path> r : results) {
+        assertArrayEquals(CONTENT, Files.readAllBytes(r.get()));
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertEquals(1, httpRequests.get());
+  }
+
+  private String url(String path) {
+    return "http://127.0.0.1:" + http.getAddress().getPort() + path;
+  }
+}

@@ -1,0 +1,390 @@
+package dev.inplace.activities.host;
+
+import static dev.inplace.activities.ssh.FailureAssertions.assertFailure;
+import static dev.inplace.activities.ssh.FailureAssertions.assertNoKeyMaterial;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.inplace.activities.artifacts.ArtifactCache;
+import dev.inplace.activities.ssh.SimulatedNode;
+import dev.inplace.workflows.api.Artifact;
+import dev.inplace.workflows.api.ArtifactKind;
+import dev.inplace.workflows.api.Distribution;
+import dev.inplace.workflows.api.HostAccess;
+import dev.inplace.workflows.api.HostActivities;
+import dev.inplace.workflows.api.HostActivities.BackupRequest;
+import dev.inplace.workflows.api.HostActivities.BackupResult;
+import dev.inplace.workflows.api.HostActivities.HostFacts;
+import dev.inplace.workflows.api.HostActivities.HostInspectRequest;
+import dev.inplace.workflows.api.HostActivities.InstallRequest;
+import dev.inplace.workflows.api.HostActivities.InstallResult;
+import dev.inplace.workflows.api.HostActivities.InstalledFile;
+import dev.inplace.workflows.api.HostActivities.RestoreRequest;
+import dev.inplace.workflows.api.HostActivities.RestoreResult;
+import dev.inplace.workflows.api.HostActivities.ServiceRequest;
+import dev.inplace.workflows.api.HostActivities.ServiceResult;
+import dev.inplace.workflows.api.HostActivities.StageProgress;
+import dev.inplace.workflows.api.HostActivities.StageRequest;
+import dev.inplace.workflows.api.HostActivities.StageResult;
+import dev.inplace.workflows.api.HostProfile;
+import dev.inplace.workflows.api.NodeRole;
+import dev.inplace.workflows.failure.UpgradeFailures;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.common.RetryOptions;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.testing.TestActivityEnvironment;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The k3s host steps against a simulated node reached over real SSH and SFTP. */
+class HostActivitiesIT {
+  private static final HostProfile PROFILE = HostProfile.k3sDefaults();
+  private static final byte[] OLD_K3S =
+      "#!/bin/bash\necho 'k3s version v1.30.4+k3s1 (abc)'\necho 'go version go1.22.5'\n"
+          .getBytes(StandardCharsets.UTF_8);
+  private static final byte[] NEW_K3S =
+      "#!/bin/bash\necho 'k3s version v1.31.2+k3s1 (def)'\n".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] IMAGES = imageArchiveBytes();
+
+  @TempDir Path work;
+  private SimulatedNode node;
+  private HostActivitiesImpl activities;
+  private HostAccess host;
+  private Artifact k3s;
+  private Artifact images;
+  private TestActivityEnvironment temporal;
+  private final List<StageProgress> heartbeats = new CopyOnWriteArrayList<>();
+
+  @BeforeEach
+  void setUp() throws Exception {
+    node = new SimulatedNode(Files.createDirectories(work.resolve("node")));
+    host = node.access("root");
+    activities =
+        new HostActivitiesImpl(
+            node.connector(), new ArtifactCache(work.resolve("cache")), HostDistribution.k3s());
+    Path releases = Files.createDirectories(work.resolve("releases"));
+    k3s =
+        new Artifact(
+            "k3s",
+            ArtifactKind.BINARY,
+            Files.write(releases.resolve("k3s"), NEW_K3S).toString(),
+            sha256(NEW_K3S),
+            NEW_K3S.length,
+            "/usr/local/bin/k3s",
+            "0755");
+    images =
+        new Artifact(
+            "k3s-airgap-images",
+            ArtifactKind.IMAGE_ARCHIVE,
+            Files.write(releases.resolve("images.tar.zst"), IMAGES).toUri().toString(),
+            sha256(IMAGES),
+            IMAGES.length,
+            PROFILE.imagesDir() + "/k3s-airgap-images-amd64.tar.zst",
+            "0644");
+    node.writeFile(k3s.installPath(), OLD_K3S).toFile().setExecutable(true);
+    temporal = TestActivityEnvironment.newInstance();
+    temporal.registerActivitiesImplementations(activities);
+    temporal.setActivityHeartbeatListener(StageProgress.class, heartbeats::add);
+  }
+
+  @AfterEach
+  void tearDown() throws IOException {
+    temporal.close();
+    node.close();
+  }
+
+  @Test
+  void inspectReportsArchFreeDiskFilesVersionAndService() throws Exception {
+    Files.createDirectories(node.path("/run/systemd"));
+    Files.createFile(node.path("/run/systemd/k3s.active"));
+
+    HostFacts facts = activities.inspectHost(inspectRequest(NodeRole.CONTROL_PLANE));
+
+    assertEquals(expectedArch(), facts.arch());
+    assertTrue(facts.stagingFreeBytes() > 0, "free bytes: " + facts.stagingFreeBytes());
+    assertEquals(
+        List.of(
+            new InstalledFile(k3s.installPath(), sha256(OLD_K3S)),
+            new InstalledFile(images.installPath(), null)),
+        facts.installed());
+    assertEquals("v1.30.4+k3s1", facts.installedVersion());
+    assertTrue(facts.serviceActive());
+    assertFalse(Files.exists(node.path(PROFILE.stagingDir())), "inspect changes nothing");
+  }
+
+  @Test
+  void inspectWithoutBinaryReportsNoVersionAndInactiveAgent() throws Exception {
+    Files.delete(node.path(k3s.installPath()));
+
+    HostFacts facts = activities.inspectHost(inspectRequest(NodeRole.WORKER));
+
+    assertNull(facts.installedVersion());
+    assertFalse(facts.serviceActive());
+    assertNull(facts.installed().get(0).sha256());
+  }
+
+  @Test
+  void inspectRefusesDistributionsWithoutHostSteps() {
+    HostInspectRequest kubeadm =
+        new HostInspectRequest(
+            host, Distribution.KUBEADM, NodeRole.WORKER, PROFILE, List.of(k3s, images));
+
+    assertFailure(UpgradeFailures.INVALID_REQUEST, () -> activities.inspectHost(kubeadm));
+    assertTrue(node.server().commands().isEmpty());
+  }
+
+  @Test
+  void stageUploadsOnceThenSkipsEverythingByDigest() throws Exception {
+    StageResult first = stub().stageArtifacts(stageRequest());
+
+    assertEquals(List.of("k3s", "k3s-airgap-images"), first.uploaded());
+    assertEquals(List.of(), first.alreadyPresent());
+    assertEquals(NEW_K3S.length + IMAGES.length, first.bytesSent());
+    assertArrayEquals(NEW_K3S, Files.readAllBytes(staged(k3s)));
+    assertArrayEquals(IMAGES, Files.readAllBytes(staged(images)));
+    assertEquals(List.of(), partFiles(), "no .part file is left behind");
+    assertFalse(heartbeats.isEmpty(), "staging heartbeats its progress");
+    assertEquals(List.of("k3s"), heartbeats.get(0).done());
+
+    StageResult second = stub().stageArtifacts(stageRequest());
+
+    assertEquals(List.of(), second.uploaded());
+    assertEquals(List.of("k3s", "k3s-airgap-images"), second.alreadyPresent());
+    assertEquals(0, second.bytesSent());
+  }
+
+  @Test
+  void stageSkipsAnArtifactAlreadyInstalledWithItsDigest() throws Exception {
+    node.writeFile(k3s.installPath(), NEW_K3S);
+
+    StageResult result = stub().stageArtifacts(stageRequest());
+
+    assertEquals(List.of("k3s-airgap-images"), result.uploaded());
+    assertEquals(List.of("k3s"), result.alreadyPresent());
+    assertEquals(IMAGES.length, result.bytesSent());
+  }
+
+  @Test
+  void stageRetryResumesFromHeartbeatDetails() {
+    temporal.setHeartbeatDetails(new StageProgress(List.of("k3s"), 1234));
+
+    StageResult result = stub().stageArtifacts(stageRequest());
+
+    assertEquals(List.of("k3s-airgap-images"), result.uploaded());
+    assertEquals(List.of("k3s"), result.alreadyPresent());
+    assertEquals(1234 + IMAGES.length, result.bytesSent());
+    assertFalse(Files.exists(staged(k3s)), "the artifact done before was not sent again");
+  }
+
+  @Test
+  void corruptedUploadIsDetectedAndDiscarded() throws Exception {
+    node.server().corruptNextUpload();
+
+    ApplicationFailure failure =
+        assertFailure(
+            UpgradeFailures.ARTIFACT_DIGEST_MISMATCH, () -> stub().stageArtifacts(stageRequest()));
+
+    assertTrue(
+        failure.getOriginalMessage().contains("expected " + k3s.sha256()),
+        failure.getOriginalMessage());
+    assertFalse(Files.exists(staged(k3s)));
+    assertEquals(List.of(), partFiles());
+    assertNoKeyMaterial(failure, node.privateKeyText());
+  }
+
+  @Test
+  void backupKeepsThePreviousBinaryAndIsSafeToRunTwice() throws Exception {
+    BackupRequest request = backupRequest(preflight().installed());
+
+    BackupResult first = activities.backupBinaries(request);
+    BackupResult second = activities.backupBinaries(request);
+
+    assertEquals(List.of(k3s.installPath()), first.backedUp());
+    assertEquals(List.of(), first.alreadyBackedUp());
+    assertEquals(List.of(), second.backedUp());
+    assertEquals(List.of(k3s.installPath()), second.alreadyBackedUp());
+    assertArrayEquals(OLD_K3S, Files.readAllBytes(node.path(PROFILE.backupDir() + "/k3s.prev")));
+  }
+
+  @Test
+  void backupRefusesAFileThatChangedSincePreflight() throws Exception {
+    List<InstalledFile> current = preflight().installed();
+    node.writeFile(k3s.installPath(), "tampered".getBytes(StandardCharsets.UTF_8));
+
+    ApplicationFailure failure =
+        assertFailure(
+            UpgradeFailures.BACKUP_FAILED, () -> activities.backupBinaries(backupRequest(current)));
+
+    assertTrue(
+        failure.getOriginalMessage().contains("cannot back up /usr/local/bin/k3s"),
+        failure.getOriginalMessage());
+    assertNoKeyMaterial(failure, node.privateKeyText());
+  }
+
+  @Test
+  void installThenRestoreGivesBackTheOriginalAndRemovesTheAddedImageArchive() throws Exception {
+    List<InstalledFile> previous = preflight().installed();
+    stub().stageArtifacts(stageRequest());
+    activities.backupBinaries(backupRequest(previous));
+    InstallRequest install = new InstallRequest(host, PROFILE, List.of(k3s, images));
+
+    InstallResult installed = activities.installArtifacts(install);
+    InstallResult again = activities.installArtifacts(install);
+
+    assertEquals(List.of("k3s", "k3s-airgap-images"), installed.installed());
+    assertEquals(List.of("k3s", "k3s-airgap-images"), again.alreadyInstalled());
+    assertEquals(List.of(), again.installed());
+    assertArrayEquals(NEW_K3S, Files.readAllBytes(node.path(k3s.installPath())));
+    assertArrayEquals(IMAGES, Files.readAllBytes(node.path(images.installPath())));
+    assertEquals("rwxr-xr-x", permissions(k3s.installPath()));
+    assertEquals("rw-r--r--", permissions(images.installPath()));
+    assertTrue(Files.exists(staged(k3s)), "staged files are kept for a re-run");
+    assertEquals("v1.31.2+k3s1", preflight().installedVersion());
+
+    RestoreRequest restore = new RestoreRequest(host, PROFILE, previous, List.of(k3s, images));
+    RestoreResult restored = activities.restoreBinaries(restore);
+    RestoreResult restoredAgain = activities.restoreBinaries(restore);
+
+    assertEquals(List.of(k3s.installPath()), restored.restored());
+    assertEquals(List.of(images.installPath()), restored.removed());
+    assertTrue(restored.changed());
+    assertArrayEquals(OLD_K3S, Files.readAllBytes(node.path(k3s.installPath())));
+    assertFalse(Files.exists(node.path(images.installPath())));
+    assertEquals(new RestoreResult(List.of(), List.of(), false), restoredAgain);
+    assertEquals("v1.30.4+k3s1", preflight().installedVersion());
+  }
+
+  @Test
+  void installWithoutStagedFilesFails() {
+    ApplicationFailure failure =
+        assertFailure(
+            UpgradeFailures.INSTALL_FAILED,
+            () -> activities.installArtifacts(new InstallRequest(host, PROFILE, List.of(k3s))));
+
+    assertTrue(
+        failure.getOriginalMessage().contains("install step 'install'"),
+        failure.getOriginalMessage());
+    assertNoKeyMaterial(failure, node.privateKeyText());
+  }
+
+  @Test
+  void restoreWithoutBackupFailsAsRollbackFailed() throws Exception {
+    List<InstalledFile> previous = preflight().installed();
+    node.writeFile(k3s.installPath(), NEW_K3S);
+
+    assertFailure(
+        UpgradeFailures.ROLLBACK_FAILED,
+        () ->
+            activities.restoreBinaries(new RestoreRequest(host, PROFILE, previous, List.of(k3s))));
+  }
+
+  @Test
+  void restartReportsTheServiceActive() throws Exception {
+    ServiceResult result = activities.restartService(new ServiceRequest(host, "k3s"));
+
+    assertEquals(new ServiceResult("k3s", true), result);
+    assertEquals(1, Files.readAllLines(node.path("/run/systemd/k3s.restarts")).size());
+  }
+
+  @Test
+  void restartFailureIsServiceRestartFailed() throws Exception {
+    Files.createDirectories(node.path("/run/systemd"));
+    Files.createFile(node.path("/run/systemd/k3s-agent.fail-restart"));
+
+    ApplicationFailure failure =
+        assertFailure(
+            UpgradeFailures.SERVICE_RESTART_FAILED,
+            () -> activities.restartService(new ServiceRequest(host, "k3s-agent")));
+
+    assertTrue(
+        failure.getOriginalMessage().contains("Job for k3s-agent.service failed"),
+        failure.getOriginalMessage());
+    assertNoKeyMaterial(failure, node.privateKeyText());
+  }
+
+  @Test
+  void nonRootUserRunsEveryStepUnderSudo() throws Exception {
+    HostAccess deploy = node.access("deploy");
+
+    activities.restartService(new ServiceRequest(deploy, "k3s"));
+
+    assertEquals(List.of("sudo -n bash -s"), node.server().commands());
+  }
+
+  private HostActivities stub() {
+    return temporal.newActivityStub(
+        HostActivities.class,
+        ActivityOptions.newBuilder()
+            .setStartToCloseTimeout(Duration.ofMinutes(1))
+            .setHeartbeatTimeout(Duration.ofSeconds(30))
+            .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+            .build());
+  }
+
+  private HostFacts preflight() {
+    return activities.inspectHost(inspectRequest(NodeRole.CONTROL_PLANE));
+  }
+
+  private HostInspectRequest inspectRequest(NodeRole role) {
+    return new HostInspectRequest(host, Distribution.K3S, role, PROFILE, List.of(k3s, images));
+  }
+
+  private StageRequest stageRequest() {
+    return new StageRequest(host, PROFILE, List.of(k3s, images));
+  }
+
+  private BackupRequest backupRequest(List<InstalledFile> current) {
+    return new BackupRequest(host, PROFILE, current);
+  }
+
+  private Path staged(Artifact a) {
+    return node.path(PROFILE.stagingDir() + "/" + a.stagedFileName());
+  }
+
+  private List<Path> partFiles() throws IOException {
+    try (Stream<Path> files = Files.list(node.path(PROFILE.stagingDir()))) {
+      return files.filter(p -> p.getFileName().toString().endsWith(".part")).toList();
+    }
+  }
+
+  private String permissions(String hostPath) throws IOException {
+    return PosixFilePermissions.toString(Files.getPosixFilePermissions(node.path(hostPath)));
+  }
+
+  private static String expectedArch() {
+    String machine = System.getProperty("os.arch");
+    return switch (machine) {
+      case "amd64", "x86_64" -> "amd64";
+      case "aarch64", "arm64" -> "arm64";
+      default -> machine;
+    };
+  }
+
+  private static byte[] imageArchiveBytes() {
+    byte[] data = new byte[300_000];
+    for (int i = 0; i < data.length; i++) {
+      data[i] = (byte) (i * 31 + 7);
+    }
+    return data;
+  }
+
+  static String sha256(byte[] data) throws Exception {
+    return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
+  }
+}

@@ -1,0 +1,75 @@
+package dev.inplace.activities.host;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.inplace.activities.ssh.RemoteScript;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ScriptRendererTest {
+  private final ScriptRenderer k3s = new ScriptRenderer("k3s");
+
+  @Test
+  void quotesValuesSoTheyCannotEscapeTheirArgument() {
+    assertEquals("'plain'", ScriptRenderer.quote("plain"));
+    assertEquals("'it'\\''s; rm -rf /'", ScriptRenderer.quote("it's; rm -rf /"));
+    assertEquals("'$(reboot)'", ScriptRenderer.quote("$(reboot)"));
+  }
+
+  @Test
+  void refusesControlCharactersInValues() {
+    assertThrows(IllegalArgumentException.class, () -> ScriptRenderer.quote("a\nb"));
+  }
+
+  @Test
+  void repeatsARowLineOncePerRowAndDropsItForNoRows() {
+    RemoteScript two =
+        k3s.render(
+            "stage-commit",
+            new ScriptValues()
+                .with("staging_dir", "/s")
+                .withRows(
+                    "artifacts", List.of(List.of("a", "a.1", "1"), List.of("b", "b.2", "2"))));
+    assertTrue(
+        two.text().contains("\ncommit_artifact 'a' 'a.1' '1'\ncommit_artifact 'b' 'b.2' '2'\n"));
+    assertEquals("stage", two.step());
+
+    RemoteScript none =
+        k3s.render(
+            "stage-commit",
+            new ScriptValues().with("staging_dir", "/s").withRows("artifacts", List.of()));
+    assertTrue(!none.text().contains("commit_artifact '"));
+  }
+
+  @Test
+  void missingValueIsAnError() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> k3s.render("restart", new ScriptValues().with("service", "k3s")));
+    assertTrue(e.getMessage().contains("{{active_checks}}"), e.getMessage());
+  }
+
+  @Test
+  void valueWithoutPlaceholderIsAnError() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                k3s.render(
+                    "restart",
+                    new ScriptValues()
+                        .with("service", "k3s")
+                        .with("active_checks", "1")
+                        .with("check_interval_seconds", "1")
+                        .with("surprise", "x")));
+    assertTrue(e.getMessage().contains("surprise"), e.getMessage());
+  }
+
+  @Test
+  void unknownTemplateIsAnError() {
+    assertThrows(IllegalArgumentException.class, () -> k3s.render("nope", new ScriptValues()));
+  }
+}

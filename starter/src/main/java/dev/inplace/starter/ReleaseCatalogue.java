@@ -1,0 +1,66 @@
+package dev.inplace.starter;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inplace.workflows.api.Artifact;
+import dev.inplace.workflows.api.Distribution;
+import dev.inplace.workflows.api.KubeVersion;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The release catalogue: which artifacts (with digests) make up each version of each distribution.
+ * A JSON file: {@code {"releases":[{"version":"v1.31.2+k3s1","distribution":"K3S","arch":"amd64",
+ * "artifacts":[{"name":..,"kind":"BINARY","source":..,"sha256":..,"sizeBytes":..,"installPath":..,
+ * "mode":"0755"}]}]}}. Resolved once when a run starts; the run then carries the artifacts frozen.
+ */
+public record ReleaseCatalogue(List<Release> releases) {
+
+  /** One version of one distribution for one architecture. */
+  public record Release(String version, Distribution distribution, String arch, List<Artifact> artifacts) {
+    public Release {
+      KubeVersion.parse(version);
+      if (distribution == null) {
+        throw new IllegalArgumentException("release " + version + ": distribution is required");
+      }
+      arch = arch == null ? "amd64" : arch;
+      if (artifacts == null || artifacts.isEmpty()) {
+        throw new IllegalArgumentException("release " + version + ": no artifacts");
+      }
+      artifacts = List.copyOf(artifacts);
+    }
+  }
+
+  private static final ObjectMapper JSON =
+      new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
+
+  public ReleaseCatalogue {
+    releases = releases == null ? List.of() : List.copyOf(releases);
+  }
+
+  /** Reads a catalogue file, naming the file and the problem when it is malformed. */
+  public static ReleaseCatalogue read(Path file) {
+    try {
+      return JSON.readValue(Files.readAllBytes(file), ReleaseCatalogue.class);
+    } catch (IOException | IllegalArgumentException e) {
+      throw new IllegalArgumentException("release catalogue " + file + " is not valid: " + e.getMessage(), e);
+    }
+  }
+
+  /** The release for a version, distribution and architecture, or a clear error listing what exists. */
+  public Release find(String version, Distribution distribution, String arch) {
+    return releases.stream()
+        .filter(r -> r.version().equals(version) && r.distribution() == distribution && r.arch().equals(arch))
+        .findFirst()
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "no " + distribution + " " + arch + " release " + version + " in the catalogue; it has: "
+                        + releases.stream()
+                            .map(r -> r.distribution() + " " + r.arch() + " " + r.version())
+                            .collect(Collectors.joining(", "))));
+  }
+}

@@ -1,0 +1,62 @@
+package dev.inplace.worker;
+
+import dev.inplace.activities.artifacts.ArtifactCache;
+import dev.inplace.activities.capi.ClusterApiActivitiesImpl;
+import dev.inplace.activities.host.HostActivitiesImpl;
+import dev.inplace.activities.host.HostDistribution;
+import dev.inplace.activities.kube.KubeClients;
+import dev.inplace.activities.kube.NodeActivitiesImpl;
+import dev.inplace.activities.ssh.SshClientOptions;
+import dev.inplace.activities.ssh.SshConnector;
+import dev.inplace.activities.support.KubernetesSecretSource;
+import dev.inplace.activities.support.SecretSource;
+import dev.inplace.workflows.impl.NodeUpgradeWorkflowImpl;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.temporal.client.WorkflowClient;
+import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerFactory;
+import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Temporal worker of inplace: registers every workflow and activity implementation on the task
+ * queue. Activities reach the management cluster through the given client and everything else
+ * (workload clusters, SSH keys, known_hosts) through Secrets read from it.
+ */
+public final class InplaceWorker implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(InplaceWorker.class);
+
+  private final WorkerFactory factory;
+  private final KubeClients kubeClients;
+
+  private InplaceWorker(WorkerFactory factory, KubeClients kubeClients) {
+    this.factory = factory;
+    this.kubeClients = kubeClients;
+  }
+
+  /** Registers the workflows and activities on {@code taskQueue} and starts polling. */
+  public static InplaceWorker start(
+      WorkflowClient client, String taskQueue, KubernetesClient management, Path artifactCache) {
+    SecretSource secrets = new KubernetesSecretSource(management);
+    KubeClients kubeClients = new KubeClients(management, secrets);
+    SshConnector ssh = new SshConnector(secrets, SshClientOptions.defaults());
+    WorkerFactory factory = WorkerFactory.newInstance(client);
+    Worker worker = factory.newWorker(taskQueue);
+    worker.registerWorkflowImplementationTypes(NodeUpgradeWorkflowImpl.class);
+    worker.registerActivitiesImplementations(
+        new HostActivitiesImpl(ssh, new ArtifactCache(artifactCache), HostDistribution.k3s()),
+        new NodeActivitiesImpl(kubeClients),
+        new ClusterApiActivitiesImpl(kubeClients));
+    factory.start();
+    log.info("worker polling task queue {}", taskQueue);
+    return new InplaceWorker(factory, kubeClients);
+  }
+
+  @Override
+  public void close() {
+    factory.shutdown();
+    factory.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+    kubeClients.close();
+  }
+}

@@ -1,0 +1,62 @@
+package dev.inplace.worker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class WorkerConfigTest {
+
+  @Test
+  void noAddressMeansTheEmbeddedServerWithDefaults() {
+    WorkerConfig config = WorkerConfig.fromEnvironment(Map.of());
+
+    assertTrue(config.temporalAddress().isEmpty());
+    assertEquals("default", config.temporalNamespace());
+    assertEquals("inplace", config.taskQueue());
+  }
+
+  @Test
+  void everyProblemIsReportedAtOnce() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                WorkerConfig.fromEnvironment(
+                    Map.of(
+                        "TEMPORAL_ADDRESS", "no-port",
+                        "TEMPORAL_TLS_CERT", "/nonexistent/cert.pem",
+                        "KUBECONFIG", "/nonexistent/kubeconfig")));
+
+    assertTrue(e.getMessage().contains("TEMPORAL_ADDRESS must be host:port"), e.getMessage());
+    assertTrue(e.getMessage().contains("must be set together"), e.getMessage());
+    assertTrue(e.getMessage().contains("KUBECONFIG: no file"), e.getMessage());
+  }
+
+  @Test
+  void anApiKeyIsNeverPrinted() {
+    WorkerConfig config =
+        WorkerConfig.fromEnvironment(Map.of("TEMPORAL_ADDRESS", "ns.tmprl.cloud:7233", "TEMPORAL_API_KEY", "s3cr3t-key"));
+
+    assertFalse(config.toString().contains("s3cr3t-key"));
+  }
+
+  @Test
+  void tlsSettingsWithoutAnAddressAreRefused() {
+    assertThrows(
+        IllegalArgumentException.class, () -> WorkerConfig.fromEnvironment(Map.of("TEMPORAL_API_KEY", "k")));
+  }
+
+  @Test
+  void everyKeyIsDocumentedInConfigurationMd() throws Exception {
+    String doc = Files.readString(Path.of("..", "docs", "configuration.md"));
+    for (String key : WorkerConfig.KEYS) {
+      assertTrue(doc.contains("`" + key + "`"), "docs/configuration.md does not document " + key);
+    }
+  }
+}
