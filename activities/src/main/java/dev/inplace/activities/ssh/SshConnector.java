@@ -1,5 +1,8 @@
 package dev.inplace.activities.ssh;
 
+import java.security.Security;
+import org.bouncycastle.jce.provider.BouncyCastleProvider;
+
 import com.hierynomus.sshj.transport.cipher.GcmCiphers;
 import dev.inplace.activities.support.SecretSource;
 import dev.inplace.workflows.api.HostAccess;
@@ -27,9 +30,15 @@ import net.schmizz.sshj.userauth.keyprovider.KeyProvider;
 public final class SshConnector {
 
   static {
-    // BouncyCastle as the JCE provider makes sshj 3-4 times slower; JCE's AES-GCM is fast.
+    // BouncyCastle as sshj's provider makes transfers 3-4 times slower; JCE's AES-GCM is fast.
     SecurityUtils.setRegisterBouncyCastle(false);
     SecurityUtils.setSecurityProvider(null);
+    // sshj still asks the JCA for algorithms only BouncyCastle provides (the "ECDSA" KeyFactory for
+    // ecdsa-sha2-* keys and known_hosts lines): append it with the lowest priority, so those resolve
+    // while every algorithm the JDK has (AES-GCM above all) still comes from the JDK.
+    if (Security.getProvider(BouncyCastleProvider.PROVIDER_NAME) == null) {
+      Security.addProvider(new BouncyCastleProvider());
+    }
   }
 
   private static final int DEFAULT_JUMP_PORT = 22;

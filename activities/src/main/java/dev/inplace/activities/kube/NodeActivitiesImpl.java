@@ -1,0 +1,287 @@
+package dev.inplace.activities.kube;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.inplace.workflows.api.ClusterRef;
+import dev.inplace.workflows.api.KubeVersion;
+import dev.inplace.workflows.api.NodeActivities;
+import dev.inplace.workflows.failure.UpgradeFailures;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.temporal.activity.Activity;
+import io.temporal.activity.ActivityExecutionContext;
+import io.temporal.failure.ApplicationFailure;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** {@link NodeActivities} against the workload cluster's API server. */
+public final class NodeActivitiesImpl implements NodeActivities {
+  private static final Logger log = LoggerFactory.getLogger(NodeActivitiesImpl.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
+
+  private final KubeClients clients;
+  private final Duration pollInterval;
+
+  public NodeActivitiesImpl(KubeClients clients) {
+    this(clients, DEFAULT_POLL_INTERVAL);
+  }
+
+  /** @param pollInterval how often drain and wait loops look again (tests use less) */
+  public NodeActivitiesImpl(KubeClients clients, Duration pollInterval) {
+    this.clients = clients;
+    this.pollInterval = pollInterval;
+  }
+
+  @Override
+  public NodeState inspectNode(NodeRequest request) {
+    return call(
+        "inspectNode",
+        request.cluster(),
+        request.nodeName(),
+        () -> {
+          NodeState state = stateOf(existingNode(request.cluster(), request.nodeName()));
+          log.info("Node {} observed: {}", request.nodeName(), state);
+          return state;
+        });
+  }
+
+  @Override
+  public CordonResult cordonNode(CordonRequest request) {
+    return call(
+        "cordonNode",
+        request.cluster(),
+        request.nodeName(),
+        () -> {
+          Node node = existingNode(request.cluster(), request.nodeName());
+          NodeState state = stateOf(node);
+          if (state.unschedulable() && request.owner().equals(state.cordonedBy())) {
+            log.info("Node {} already cordoned by {}", request.nodeName(), request.owner());
+            return new CordonResult(true, true);
+          }
+          if (state.unschedulable()) {
+            log.info(
+                "Node {} already unschedulable (cordoned by {}); leaving it alone",
+                request.nodeName(),
+                state.cordonedBy() == null ? "someone else" : state.cordonedBy());
+            return new CordonResult(false, true);
+          }
+          patchNode(request.cluster(), node, true, request.owner());
+          log.info("Cordoned node {} for {}", request.nodeName(), request.owner());
+          return new CordonResult(true, false);
+        });
+  }
+
+  @Override
+  public UncordonResult uncordonNode(UncordonRequest request) {
+    return call(
+        "uncordonNode",
+        request.cluster(),
+        request.nodeName(),
+        () -> {
+          Node node = existingNode(request.cluster(), request.nodeName());
+          NodeState state = stateOf(node);
+          if (!request.owner().equals(state.cordonedBy())) {
+            String reason =
+                state.unschedulable() ? "not cordoned by " + request.owner() : "already schedulable";
+            log.info("Not uncordoning node {}: {}", request.nodeName(), reason);
+            return new UncordonResult(false, reason);
+          }
+          patchNode(request.cluster(), node, false, null);
+          log.info("Uncordoned node {} (cordoned by {})", request.nodeName(), request.owner());
+          return new UncordonResult(true, "cordoned by " + request.owner());
+        });
+  }
+
+  @Override
+  public DrainResult drainNode(DrainRequest request) {
+    return call(
+        "drainNode",
+        request.cluster(),
+        request.nodeName(),
+        () -> {
+          if (request.options().skip()) {
+            log.info("Drain of node {} skipped by request", request.nodeName());
+            return new DrainResult(0, 0, 0, 0, 0);
+          }
+          ActivityExecutionContext context = Activity.getExecutionContext();
+          DrainResult result =
+              new NodeDrain(
+                      clients.workload(request.cluster()),
+                      describe(request.cluster(), request.nodeName()),
+                      request.nodeName(),
+                      request.options(),
+                      context,
+                      pollInterval)
+                  .run();
+          log.info("Drained node {}: {}", request.nodeName(), result);
+          return result;
+        });
+  }
+
+  @Override
+  public NodeState awaitNodeVersion(AwaitNodeRequest request) {
+    return call(
+        "awaitNodeVersion",
+        request.cluster(),
+        request.nodeName(),
+        () -> {
+          ActivityExecutionContext context = Activity.getExecutionContext();
+          long deadline = System.nanoTime() + Duration.ofSeconds(request.timeoutSeconds()).toNanos();
+          String observation = "nothing observed yet";
+          while (true) {
+            NodeState state = null;
+            try {
+              Node node = nodeResource(request.cluster(), request.nodeName()).get();
+              if (node == null) {
+                observation = "node is not registered";
+              } else {
+                state = stateOf(node);
+                observation = state.toString();
+              }
+            } catch (KubernetesClientException e) {
+              // The API server itself may be restarting on an upgraded control plane.
+              if (!KubeFailures.isTransient(e)) {
+                throw KubeFailures.translate(
+                    e, UpgradeFailures.NODE_NOT_FOUND, describe(request.cluster(), request.nodeName()));
+              }
+              observation = "API " + KubeFailures.describe(e);
+            }
+            if (state != null
+                && state.ready()
+                && sameVersion(state.kubeletVersion(), request.expectedVersion())) {
+              log.info("Node {} is Ready at {}", request.nodeName(), state.kubeletVersion());
+              return state;
+            }
+            if (System.nanoTime() - deadline >= 0) {
+              throw UpgradeFailures.nonRetryable(
+                  UpgradeFailures.VERIFY_TIMEOUT,
+                  "Node "
+                      + request.nodeName()
+                      + " was not Ready at "
+                      + request.expectedVersion()
+                      + " within "
+                      + request.timeoutSeconds()
+                      + "s; last observation: "
+                      + observation,
+                  state);
+            }
+            context.heartbeat(state);
+            sleep();
+          }
+        });
+  }
+
+  /** Equal strings, or the same version spelled with or without the leading {@code v}. */
+  static boolean sameVersion(String actual, String expected) {
+    if (actual == null || expected == null) {
+      return false;
+    }
+    if (actual.equals(expected)) {
+      return true;
+    }
+    return KubeVersion.isValid(actual)
+        && KubeVersion.isValid(expected)
+        && KubeVersion.parse(actual).equals(KubeVersion.parse(expected));
+  }
+
+  static NodeState stateOf(Node node) {
+    boolean ready =
+        node.getStatus() != null
+            && node.getStatus().getConditions() != null
+            && node.getStatus().getConditions().stream()
+                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    boolean unschedulable =
+        node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable());
+    String kubeletVersion =
+        node.getStatus() == null || node.getStatus().getNodeInfo() == null
+            ? null
+            : node.getStatus().getNodeInfo().getKubeletVersion();
+    Map<String, String> annotations = node.getMetadata().getAnnotations();
+    String cordonedBy = annotations == null ? null : annotations.get(CORDONED_BY_ANNOTATION);
+    return new NodeState(
+        node.getMetadata().getName(), ready, unschedulable, kubeletVersion, cordonedBy);
+  }
+
+  private Node existingNode(ClusterRef cluster, String nodeName) {
+    Node node;
+    try {
+      node = nodeResource(cluster, nodeName).get();
+    } catch (KubernetesClientException e) {
+      throw KubeFailures.translate(e, UpgradeFailures.NODE_NOT_FOUND, describe(cluster, nodeName));
+    }
+    if (node == null) {
+      throw UpgradeFailures.nonRetryable(
+          UpgradeFailures.NODE_NOT_FOUND, describe(cluster, nodeName) + " not found");
+    }
+    return node;
+  }
+
+  private Resource<Node> nodeResource(ClusterRef cluster, String nodeName) {
+    return clients.workload(cluster).nodes().withName(nodeName);
+  }
+
+  /**
+   * Sets schedulability and the owner annotation in one JSON merge patch (strategic merge patch is
+   * not universally served). The observed resourceVersion makes the API server refuse the patch
+   * with 409 if someone changed the node since we looked; the retry then observes again.
+   */
+  private void patchNode(ClusterRef cluster, Node observed, boolean cordon, String owner) {
+    ObjectNode patch = JSON.createObjectNode();
+    ObjectNode metadata = patch.putObject("metadata");
+    metadata.put("resourceVersion", observed.getMetadata().getResourceVersion());
+    ObjectNode annotations = metadata.putObject("annotations");
+    ObjectNode spec = patch.putObject("spec");
+    if (cordon) {
+      annotations.put(CORDONED_BY_ANNOTATION, owner);
+      spec.put("unschedulable", true);
+    } else {
+      annotations.putNull(CORDONED_BY_ANNOTATION);
+      spec.putNull("unschedulable");
+    }
+    try {
+      nodeResource(cluster, observed.getMetadata().getName())
+          .patch(PatchContext.of(PatchType.JSON_MERGE), JSON.writeValueAsString(patch));
+    } catch (KubernetesClientException e) {
+      throw KubeFailures.translate(
+          e, UpgradeFailures.NODE_NOT_FOUND, describe(cluster, observed.getMetadata().getName()));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot serialise a node patch", e);
+    }
+  }
+
+  private void sleep() {
+    try {
+      Thread.sleep(pollInterval.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting", e);
+    }
+  }
+
+  private static String describe(ClusterRef cluster, String nodeName) {
+    return "node " + nodeName + " in cluster " + cluster;
+  }
+
+  /** Runs one activity with {@code cluster} and {@code node} in the MDC, logging a failure once. */
+  @SuppressWarnings("try") // the MDC scope is the resource's whole purpose
+  private static <T> T call(String activity, ClusterRef cluster, String node, Supplier<T> body) {
+    Objects.requireNonNull(cluster, "cluster");
+    try (KubeMdc mdc = KubeMdc.of("cluster", cluster.toString(), "node", node)) {
+      try {
+        return body.get();
+      } catch (ApplicationFailure e) {
+        log.warn("{} failed: {}: {}", activity, e.getType(), e.getOriginalMessage());
+        throw e;
+      }
+    }
+  }
+}

@@ -1,0 +1,96 @@
+package dev.inplace.activities.capi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.inplace.activities.kube.KubeClients;
+import dev.inplace.workflows.api.ClusterApiActivities.MachineVersionRequest;
+import dev.inplace.workflows.api.ClusterApiActivities.MachineVersionResult;
+import dev.inplace.workflows.failure.UpgradeFailures;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.temporal.failure.ApplicationFailure;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+@EnableKubernetesMockClient(crud = true, https = false)
+class ClusterApiActivitiesImplTest {
+  KubernetesMockServer server;
+  KubernetesClient client;
+
+  private ClusterApiActivitiesImpl activities;
+
+  @BeforeEach
+  void setUp() {
+    activities = new ClusterApiActivitiesImpl(new KubeClients(client));
+    client
+        .genericKubernetesResources(CapiResources.MACHINE)
+        .inNamespace("capi-system")
+        .resource(
+            new GenericKubernetesResourceBuilder()
+                .withApiVersion("cluster.x-k8s.io/v1beta2")
+                .withKind("Machine")
+                .withNewMetadata()
+                .withNamespace("capi-system")
+                .withName("m1")
+                .endMetadata()
+                .withAdditionalProperties(
+                    Map.of(
+                        "spec",
+                        Map.of("clusterName", "c1", "version", "v1.30.5+k3s1")))
+                .build())
+        .create();
+  }
+
+  private Map<?, ?> storedSpec() {
+    GenericKubernetesResource machine =
+        client
+            .genericKubernetesResources(CapiResources.MACHINE)
+            .inNamespace("capi-system")
+            .withName("m1")
+            .get();
+    return (Map<?, ?>) machine.getAdditionalProperties().get("spec");
+  }
+
+  @Test
+  void recordMachineVersionPatchesOnceAndIsANoOpTheSecondTime() {
+    MachineVersionRequest request = new MachineVersionRequest("capi-system", "m1", "v1.31.2+k3s1");
+
+    MachineVersionResult first = activities.recordMachineVersion(request);
+    String resourceVersion =
+        client.genericKubernetesResources(CapiResources.MACHINE).inNamespace("capi-system")
+            .withName("m1").get().getMetadata().getResourceVersion();
+    MachineVersionResult second = activities.recordMachineVersion(request);
+
+    assertEquals(new MachineVersionResult("v1.30.5+k3s1", true), first);
+    assertEquals(new MachineVersionResult("v1.31.2+k3s1", false), second);
+    assertEquals("v1.31.2+k3s1", storedSpec().get("version"));
+    assertEquals("c1", storedSpec().get("clusterName"), "the merge patch keeps other fields");
+    assertEquals(
+        resourceVersion,
+        client.genericKubernetesResources(CapiResources.MACHINE).inNamespace("capi-system")
+            .withName("m1").get().getMetadata().getResourceVersion(),
+        "the second call wrote nothing");
+  }
+
+  @Test
+  void missingMachineFailsWithMachineNotFound() {
+    ApplicationFailure failure =
+        assertThrows(
+            ApplicationFailure.class,
+            () ->
+                activities.recordMachineVersion(
+                    new MachineVersionRequest("capi-system", "ghost", "v1.31.2")));
+
+    assertEquals(UpgradeFailures.MACHINE_NOT_FOUND, failure.getType());
+    assertTrue(failure.isNonRetryable());
+    assertTrue(failure.getOriginalMessage().contains("capi-system/ghost"));
+    assertFalse(failure.getOriginalMessage().isBlank());
+  }
+}

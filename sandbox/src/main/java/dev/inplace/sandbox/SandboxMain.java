@@ -1,0 +1,99 @@
+package dev.inplace.sandbox;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inplace.sandbox.demo.DemoOptions;
+import dev.inplace.sandbox.demo.DemoRun;
+import dev.inplace.sandbox.demo.DemoSummary;
+import dev.inplace.sandbox.estate.Estate;
+import dev.inplace.worker.InplaceWorker;
+import dev.inplace.worker.TemporalConnection;
+import dev.inplace.worker.WorkerConfig;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Arrays;
+
+/**
+ * Entry point of {@code ./inplace demo}: builds the simulated estate, starts the embedded Temporal
+ * server and a worker in this process, and upgrades the cluster. Exit code 0 only if every node
+ * reached the target, 1 otherwise, 2 for a usage error.
+ */
+public final class SandboxMain {
+  private SandboxMain() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length == 0 || !"demo".equals(args[0])) {
+      System.err.println("usage: inplace demo [options]   (inplace demo --help for options)");
+      System.exit(2);
+    }
+    String[] rest = Arrays.copyOfRange(args, 1, args.length);
+    if (Arrays.asList(rest).contains("--help")) {
+      System.out.print(DemoOptions.USAGE);
+      return;
+    }
+    DemoOptions options;
+    try {
+      options = DemoOptions.parse(rest);
+    } catch (IllegalArgumentException e) {
+      System.err.println("inplace demo: " + e.getMessage());
+      System.err.print(DemoOptions.USAGE);
+      System.exit(2);
+      return;
+    }
+    System.exit(demo(options, System.out) ? 0 : 1);
+  }
+
+  /** Runs the demo; true if every node was upgraded. */
+  static boolean demo(DemoOptions options, PrintStream out) throws IOException {
+    Path dir = Files.createTempDirectory("inplace-demo-");
+    try {
+      DemoSummary summary;
+      try (Estate estate = Estate.create(dir, options.estateSpec())) {
+        for (DemoOptions.Fault fault : options.faults()) {
+          estate.arm(fault.node(), fault.step());
+          out.printf("fault armed: %s will fail at %s%n", fault.node(), fault.step().cliName());
+        }
+        WorkerConfig config = WorkerConfig.embedded(dir.resolve("artifact-cache"));
+        try (TemporalConnection temporal = TemporalConnection.open(config);
+            InplaceWorker worker =
+                InplaceWorker.start(temporal.client(), config.taskQueue(), estate.management(), config.artifactCache())) {
+          summary = new DemoRun(estate, temporal.client(), config.taskQueue(), options, out).run();
+        }
+      }
+      if (options.keep()) {
+        out.println("estate kept in " + dir);
+      }
+      if (options.json()) {
+        out.println(new ObjectMapper().writeValueAsString(summary));
+      }
+      return summary.allUpgraded();
+    } finally {
+      if (!options.keep()) {
+        deleteTree(dir);
+      }
+    }
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+      @Override
+      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+        Files.delete(file);
+        return FileVisitResult.CONTINUE;
+      }
+
+      @Override
+      public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+        Files.delete(d);
+        return FileVisitResult.CONTINUE;
+      }
+    });
+  }
+}

@@ -1,0 +1,357 @@
+package dev.inplace.sandbox.estate;
+
+import dev.inplace.sandbox.hosts.KubeletSimulator;
+import dev.inplace.sandbox.hosts.SandboxHost;
+import dev.inplace.sandbox.hosts.SandboxHosts;
+import dev.inplace.sandbox.kube.ReplicaSetSimulator;
+import dev.inplace.sandbox.kube.SandboxApiServer;
+import dev.inplace.sandbox.release.FakeReleases;
+import dev.inplace.workflows.api.ClusterRef;
+import dev.inplace.workflows.api.NodeRole;
+import dev.inplace.workflows.api.SshSettings;
+import dev.inplace.workflows.api.UpgradeStep;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The simulated estate: a management API server holding a CAPI k3s cluster, that cluster's workload
+ * API server, one SSH host per node running real shell commands against its own root directory, a
+ * kubelet simulator, a ReplicaSet controller, fake release artifacts and a catalogue, and faults.
+ */
+public final class Estate implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Estate.class);
+  // fabric8's mock web server logs every request through java.util.logging at INFO; held strongly
+  // so the level sticks (JUL keeps loggers weakly).
+  private static final java.util.logging.Logger MOCK_SERVER_LOG = quiet("io.fabric8.mockwebserver");
+
+  private static java.util.logging.Logger quiet(String name) {
+    java.util.logging.Logger logger = java.util.logging.Logger.getLogger(name);
+    logger.setLevel(java.util.logging.Level.WARNING);
+    return logger;
+  }
+
+  public static final String NAMESPACE = "fleet";
+  public static final String CLUSTER = "edge-1";
+  public static final String SSH_KEY_SECRET = CLUSTER + "-ssh-key";
+  public static final String KNOWN_HOSTS_SECRET = CLUSTER + "-known-hosts";
+  public static final String KUBECONFIG_SECRET = CLUSTER + "-kubeconfig";
+  public static final String CONTROL_PLANE = CLUSTER + "-control-plane";
+  public static final String WORKER_POOL = CLUSTER + "-workers";
+
+  /** A node of the estate: its Machine, role and SSH address. */
+  public record EstateNode(String name, String machine, NodeRole role, String address) {}
+
+  private final EstateSpec spec;
+  private final Path dir;
+  private final FakeReleases releases;
+  private final Path catalogue;
+  private final SandboxApiServer management;
+  private final SandboxApiServer workload;
+  private final SandboxHosts hosts;
+  private final List<EstateNode> nodes;
+  private final KubeletSimulator kubelets;
+  private final ReplicaSetSimulator replicaSets;
+
+  private Estate(
+      EstateSpec spec,
+      Path dir,
+      FakeReleases releases,
+      Path catalogue,
+      SandboxApiServer management,
+      SandboxApiServer workload,
+      SandboxHosts hosts,
+      List<EstateNode> nodes,
+      KubeletSimulator kubelets,
+      ReplicaSetSimulator replicaSets) {
+    this.spec = spec;
+    this.dir = dir;
+    this.releases = releases;
+    this.catalogue = catalogue;
+    this.management = management;
+    this.workload = workload;
+    this.hosts = hosts;
+    this.nodes = nodes;
+    this.kubelets = kubelets;
+    this.replicaSets = replicaSets;
+  }
+
+  /** Builds and starts the whole estate under {@code dir}. */
+  public static Estate create(Path dir, EstateSpec spec) {
+    FakeReleases releases = new FakeReleases(dir.resolve("artifacts"), spec.sizes());
+    releases.add(spec.fromVersion());
+    releases.add(spec.toVersion());
+    Path catalogue = releases.writeCatalogue();
+
+    SandboxApiServer management = SandboxApiServer.start();
+    SandboxApiServer workload = SandboxApiServer.start();
+    CapiObjects.ALL.forEach(
+        c -> management.registerCustomResource(c.getGroup(), c.getVersion(), c.getKind(), c.getPlural(), true));
+    SandboxHosts hosts = SandboxHosts.open(dir, SandboxHosts.Settings.defaults());
+
+    List<EstateNode> nodes = new ArrayList<>();
+    for (int i = 0; i < spec.controlPlanes(); i++) {
+      nodes.add(node(hosts, releases, spec, "cp-" + i, NodeRole.CONTROL_PLANE));
+    }
+    for (int i = 0; i < spec.workers(); i++) {
+      nodes.add(node(hosts, releases, spec, "worker-" + i, NodeRole.WORKER));
+    }
+    seedManagement(management, workload, hosts, spec, nodes);
+    seedWorkload(workload.client(), spec, nodes);
+
+    KubeletSimulator kubelets =
+        KubeletSimulator.start(
+            workload.client(),
+            hosts.simulatedNodes(),
+            new KubeletSimulator.Settings(spec.kubeletStartupDelay(), Duration.ofMillis(200)));
+    ReplicaSetSimulator replicaSets = ReplicaSetSimulator.start(workload.client());
+    log.info("estate ready: {} control planes, {} workers on {}", spec.controlPlanes(), spec.workers(), spec.fromVersion());
+    return new Estate(spec, dir, releases, catalogue, management, workload, hosts, List.copyOf(nodes), kubelets, replicaSets);
+  }
+
+  private static EstateNode node(
+      SandboxHosts hosts, FakeReleases releases, EstateSpec spec, String name, NodeRole role) {
+    SandboxHost host = hosts.provision(name, role, spec.fromVersion(), releases);
+    return new EstateNode(name, CLUSTER + "-" + name, role, host.address());
+  }
+
+  private static void seedManagement(
+      SandboxApiServer management, SandboxApiServer workload, SandboxHosts hosts, EstateSpec spec, List<EstateNode> nodes) {
+    KubernetesClient client = management.client();
+    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
+    secret(client, KUBECONFIG_SECRET, Map.of("value", workload.kubeconfig()), "cluster.x-k8s.io/secret");
+    secret(client, SSH_KEY_SECRET, Map.of(SshSettings.PRIVATE_KEY_DATA_KEY, hosts.clientPrivateKey()), "Opaque");
+    secret(client, KNOWN_HOSTS_SECRET, Map.of(SshSettings.KNOWN_HOSTS_DATA_KEY, hosts.knownHosts()), "Opaque");
+
+    Map<String, String> clusterLabel = Map.of("cluster.x-k8s.io/cluster-name", CLUSTER);
+    create(client, CapiObjects.object(CapiObjects.CLUSTER, NAMESPACE, CLUSTER, clusterLabel, Map.of(
+        "controlPlaneRef", CapiObjects.ref(CapiObjects.CONTROL_PLANE_GROUP, "KThreesControlPlane", CONTROL_PLANE),
+        "infrastructureRef", CapiObjects.ref("infrastructure.cluster.x-k8s.io", "Metal3Cluster", CLUSTER))));
+    create(client, CapiObjects.object(CapiObjects.KTHREES_CONTROL_PLANE, NAMESPACE, CONTROL_PLANE, clusterLabel, Map.of(
+        "replicas", spec.controlPlanes(),
+        "version", spec.fromVersion(),
+        "kthreesConfigSpec", Map.of("agentConfig", Map.of("airGapped", true)),
+        "machineTemplate", Map.of("infrastructureRef", Map.of(
+            "apiVersion", "infrastructure.cluster.x-k8s.io/v1beta1", "kind", "Metal3MachineTemplate", "name", CONTROL_PLANE)))));
+    Map<String, Object> workerTemplate = Map.of(
+        "metadata", Map.of("labels", Map.of("cluster.x-k8s.io/deployment-name", WORKER_POOL)),
+        "spec", Map.of(
+            "clusterName", CLUSTER,
+            "version", spec.fromVersion(),
+            "bootstrap", Map.of("configRef", CapiObjects.ref("bootstrap.cluster.x-k8s.io", "KThreesConfigTemplate", WORKER_POOL)),
+            "infrastructureRef", CapiObjects.ref("infrastructure.cluster.x-k8s.io", "Metal3MachineTemplate", WORKER_POOL)));
+    create(client, CapiObjects.object(CapiObjects.MACHINE_DEPLOYMENT, NAMESPACE, WORKER_POOL, clusterLabel, Map.of(
+        "clusterName", CLUSTER,
+        "replicas", spec.workers(),
+        "selector", Map.of("matchLabels", Map.of("cluster.x-k8s.io/deployment-name", WORKER_POOL)),
+        "template", workerTemplate)));
+    String machineSet = WORKER_POOL + "-7f9c8";
+    create(client, CapiObjects.object(CapiObjects.MACHINE_SET, NAMESPACE, machineSet,
+        Map.of("cluster.x-k8s.io/cluster-name", CLUSTER, "cluster.x-k8s.io/deployment-name", WORKER_POOL), Map.of(
+            "clusterName", CLUSTER,
+            "replicas", spec.workers(),
+            "selector", Map.of("matchLabels", Map.of("cluster.x-k8s.io/deployment-name", WORKER_POOL)),
+            "template", workerTemplate)));
+
+    for (EstateNode node : nodes) {
+      Map<String, String> labels = new LinkedHashMap<>(clusterLabel);
+      if (node.role() == NodeRole.CONTROL_PLANE) {
+        labels.put("cluster.x-k8s.io/control-plane", "");
+        labels.put("cluster.x-k8s.io/control-plane-name", CONTROL_PLANE);
+      } else {
+        labels.put("cluster.x-k8s.io/deployment-name", WORKER_POOL);
+        labels.put("cluster.x-k8s.io/set-name", machineSet);
+      }
+      GenericKubernetesResource machine = CapiObjects.object(CapiObjects.MACHINE, NAMESPACE, node.machine(), labels, Map.of(
+          "clusterName", CLUSTER,
+          "version", spec.fromVersion(),
+          "bootstrap", Map.of("configRef", CapiObjects.ref("bootstrap.cluster.x-k8s.io", "KThreesConfig", node.machine())),
+          "infrastructureRef", CapiObjects.ref("infrastructure.cluster.x-k8s.io", "Metal3Machine", node.machine())));
+      machine.setAdditionalProperty("status", Map.of(
+          "phase", "Running",
+          "nodeRef", Map.of("name", node.name()),
+          "addresses", List.of(
+              Map.of("type", "InternalIP", "address", node.address()),
+              Map.of("type", "Hostname", "address", node.name())),
+          "nodeInfo", Map.of("kubeletVersion", spec.fromVersion())));
+      createWithStatus(client, CapiObjects.MACHINE, machine);
+    }
+  }
+
+  private static void seedWorkload(KubernetesClient client, EstateSpec spec, List<EstateNode> nodes) {
+    for (String ns : List.of("kube-system", "shop")) {
+      client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
+    }
+    for (EstateNode node : nodes) {
+      Node n = new NodeBuilder()
+          .withNewMetadata().withName(node.name())
+          .addToLabels("kubernetes.io/hostname", node.name())
+          .addToLabels("kubernetes.io/arch", "amd64")
+          .addToLabels(node.role() == NodeRole.CONTROL_PLANE ? "node-role.kubernetes.io/control-plane" : "node-role.kubernetes.io/worker", "true")
+          .endMetadata()
+          .withNewSpec().endSpec()
+          .withNewStatus()
+          .addNewCondition().withType("Ready").withStatus("True").withReason("KubeletReady").endCondition()
+          .withNewNodeInfo().withKubeletVersion(spec.fromVersion()).withArchitecture("amd64").endNodeInfo()
+          .addNewAddress().withType("InternalIP").withAddress(node.address()).endAddress()
+          .endStatus()
+          .build();
+      client.nodes().resource(n).create();
+      if (client.nodes().withName(node.name()).get().getStatus() == null) {
+        client.nodes().withName(node.name()).editStatus(x -> { x.setStatus(n.getStatus()); return x; });
+      }
+      // A DaemonSet pod on every node: drains leave it in place.
+      createPod(client, "kube-system", "node-exporter-" + node.name(), node.name(), Map.of("app", "node-exporter"), "DaemonSet", "node-exporter");
+    }
+    // A Deployment protected by a PodDisruptionBudget: drains must evict one replica at a time.
+    List<EstateNode> workers = nodes.stream().filter(n -> n.role() == NodeRole.WORKER).toList();
+    List<EstateNode> hostsForWeb = workers.isEmpty() ? nodes : workers;
+    for (int i = 0; i < 2; i++) {
+      EstateNode on = hostsForWeb.get(i % hostsForWeb.size());
+      createPod(client, "shop", "web-5d8f7b9c4-" + (char) ('a' + i) + "x" + i, on.name(), Map.of("app", "web"), "ReplicaSet", "web-5d8f7b9c4");
+    }
+    client.policy().v1().podDisruptionBudget().inNamespace("shop").resource(new PodDisruptionBudgetBuilder()
+        .withNewMetadata().withName("web").withNamespace("shop").endMetadata()
+        .withNewSpec().withMinAvailable(new IntOrString(1))
+        .withNewSelector().addToMatchLabels("app", "web").endSelector().endSpec()
+        .build()).create();
+  }
+
+  private static void createPod(
+      KubernetesClient client, String ns, String name, String node, Map<String, String> labels, String ownerKind, String ownerName) {
+    Pod pod = new PodBuilder()
+        .withNewMetadata().withName(name).withNamespace(ns).withLabels(labels)
+        .addNewOwnerReference().withApiVersion("apps/v1").withKind(ownerKind).withName(ownerName)
+        .withUid(ownerKind.toLowerCase() + "-" + ownerName).withController(true).endOwnerReference()
+        .endMetadata()
+        .withNewSpec().withNodeName(node).addNewContainer().withName("main").withImage("registry.local/" + labels.values().iterator().next() + ":1").endContainer().endSpec()
+        .withNewStatus().withPhase("Running")
+        .addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus()
+        .build();
+    client.pods().inNamespace(ns).resource(pod).create();
+    if (client.pods().inNamespace(ns).withName(name).get().getStatus() == null
+        || client.pods().inNamespace(ns).withName(name).get().getStatus().getPhase() == null) {
+      client.pods().inNamespace(ns).withName(name).editStatus(p -> { p.setStatus(pod.getStatus()); return p; });
+    }
+  }
+
+  private static void secret(KubernetesClient client, String name, Map<String, String> data, String type) {
+    Map<String, String> encoded = new LinkedHashMap<>();
+    data.forEach((k, v) -> encoded.put(k, Base64.getEncoder().encodeToString(v.getBytes(StandardCharsets.UTF_8))));
+    client.secrets().inNamespace(NAMESPACE).resource(new SecretBuilder()
+        .withNewMetadata().withName(name).withNamespace(NAMESPACE)
+        .addToLabels("cluster.x-k8s.io/cluster-name", CLUSTER).endMetadata()
+        .withType(type).withData(encoded).build()).create();
+  }
+
+  private static void create(KubernetesClient client, GenericKubernetesResource resource) {
+    client.genericKubernetesResources(contextOf(resource)).inNamespace(NAMESPACE).resource(resource).create();
+  }
+
+  private static void createWithStatus(
+      KubernetesClient client, io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext type, GenericKubernetesResource resource) {
+    Object status = resource.getAdditionalProperties().get("status");
+    client.genericKubernetesResources(type).inNamespace(NAMESPACE).resource(resource).create();
+    var stored = client.genericKubernetesResources(type).inNamespace(NAMESPACE).withName(resource.getMetadata().getName());
+    if (stored.get().getAdditionalProperties().get("status") == null) {
+      stored.editStatus(r -> { r.setAdditionalProperty("status", status); return r; });
+    }
+  }
+
+  private static io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext contextOf(HasMetadata resource) {
+    return CapiObjects.ALL.stream()
+        .filter(c -> resource.getKind().equals(c.getKind()))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  /**
+   * Arms a fault: {@code drain} puts a pod on the node whose PodDisruptionBudget never allows an
+   * eviction; every other step is armed on the host (see FaultInjector).
+   */
+  public void arm(String node, UpgradeStep step) {
+    requireNode(node);
+    if (step == UpgradeStep.DRAIN) {
+      KubernetesClient client = workload.client();
+      String name = "ledger-" + node;
+      createPod(client, "shop", name + "-0", node, Map.of("app", name), "ReplicaSet", name);
+      client.policy().v1().podDisruptionBudget().inNamespace("shop").resource(new PodDisruptionBudgetBuilder()
+          .withNewMetadata().withName(name).withNamespace("shop").endMetadata()
+          .withNewSpec().withMaxUnavailable(new IntOrString(0))
+          .withNewSelector().addToMatchLabels("app", name).endSelector().endSpec()
+          .build()).create();
+    }
+    hosts.faults().arm(node, step, spec.toVersion());
+  }
+
+  /** Clears every fault armed on a node (the blocking budget of a drain fault included). */
+  public void clearFaults(String node) {
+    requireNode(node);
+    hosts.faults().clear(node);
+    workload.client().policy().v1().podDisruptionBudget().inNamespace("shop").withName("ledger-" + node).delete();
+  }
+
+  private void requireNode(String node) {
+    if (nodes.stream().noneMatch(n -> n.name().equals(node))) {
+      throw new IllegalArgumentException(
+          "no node '" + node + "' in the sandbox; nodes are " + nodes.stream().map(EstateNode::name).toList());
+    }
+  }
+
+  public EstateSpec spec() { return spec; }
+  public Path dir() { return dir; }
+  public Path catalogue() { return catalogue; }
+  public FakeReleases releases() { return releases; }
+  public KubernetesClient management() { return management.client(); }
+  public KubernetesClient workload() { return workload.client(); }
+  public SandboxHosts hosts() { return hosts; }
+  public List<EstateNode> nodes() { return nodes; }
+  public ClusterRef cluster() { return new ClusterRef(NAMESPACE, CLUSTER); }
+
+  /** SSH settings a run uses for this estate: references to the Secrets, never their contents. */
+  public SshSettings ssh() {
+    return new SshSettings(hosts.user(), hosts.port(), SSH_KEY_SECRET, KNOWN_HOSTS_SECRET, null);
+  }
+
+  /** The root directory that stands for a node's host filesystem. */
+  public Path hostRoot(String node) {
+    return hosts.host(node).root();
+  }
+
+  @Override
+  public void close() {
+    closeQuietly(replicaSets);
+    closeQuietly(kubelets);
+    closeQuietly(hosts);
+    closeQuietly(workload);
+    closeQuietly(management);
+  }
+
+  private static void closeQuietly(AutoCloseable c) {
+    try {
+      if (c != null) {
+        c.close();
+      }
+    } catch (Exception e) {
+      log.debug("closing {} failed", c, e);
+    }
+  }
+}

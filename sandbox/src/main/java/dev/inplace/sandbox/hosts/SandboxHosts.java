@@ -1,0 +1,365 @@
+package dev.inplace.sandbox.hosts;
+
+import dev.inplace.sandbox.faults.FaultInjector;
+import dev.inplace.sandbox.release.FakeRelease;
+import dev.inplace.sandbox.release.FakeReleases;
+import dev.inplace.workflows.api.Artifact;
+import dev.inplace.workflows.api.HostProfile;
+import dev.inplace.workflows.api.NodeRole;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.KeyPair;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The simulated hosts of an estate: one SSH server per node on its own loopback address ({@code
+ * 127.0.0.N}, N = first octet + index), all on one port when possible, all accepting one client
+ * key.
+ *
+ * <p>Estate layout: {@code hosts/<node>/} node roots, {@code ssh/} the client key, host keys and
+ * known_hosts, {@code sandbox-bin/} the fake host commands ({@code sudo}, {@code systemctl}).
+ */
+public final class SandboxHosts implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(SandboxHosts.class);
+  private static final List<String> SANDBOX_BIN = List.of("sudo", "systemctl");
+  private static final Pattern NODE_NAME = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?");
+  private static final String BINARY_PATH = "usr/local/bin/k3s";
+
+  /**
+   * @param user SSH login user accepted by every node
+   * @param port preferred SSH port of every node; when taken, a free port is used instead
+   * @param firstHostOctet last octet of the first node's address ({@code 127.0.0.<firstHostOctet>})
+   */
+  public record Settings(String user, int port, int firstHostOctet) {
+    public Settings {
+      if (user == null || !user.matches("[a-z_][a-z0-9_-]*")) {
+        throw new IllegalArgumentException("invalid SSH user '" + user + "'");
+      }
+      if (port < 0 || port > 65535) {
+        throw new IllegalArgumentException("port must be 0..65535, got " + port);
+      }
+      if (firstHostOctet < 2 || firstHostOctet > 254) {
+        throw new IllegalArgumentException("firstHostOctet must be 2..254");
+      }
+    }
+
+    public static Settings defaults() {
+      return new Settings("inplace", 2222, 10);
+    }
+  }
+
+  private final Path estateDir;
+  private final Settings settings;
+  private final Path hostsDir;
+  private final Path sshDir;
+  private final Path sandboxBin;
+  private final KeyPair clientKey;
+  private final FaultInjector faults;
+  private final Map<String, SandboxHost> hosts = new LinkedHashMap<>();
+  private int sharedPort;
+
+  private SandboxHosts(Path estateDir, Settings settings) {
+    this.estateDir = estateDir.toAbsolutePath();
+    this.settings = settings;
+    this.hostsDir = this.estateDir.resolve("hosts");
+    this.sshDir = this.estateDir.resolve("ssh");
+    this.sandboxBin = this.estateDir.resolve("sandbox-bin");
+    this.sharedPort = settings.port();
+    try {
+      Files.createDirectories(hostsDir);
+      Files.createDirectories(sshDir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create estate directories under " + estateDir, e);
+    }
+    installSandboxBin();
+    this.clientKey = KeyFiles.loadOrGenerate(sshDir.resolve("id_rsa"), "inplace-sandbox-client");
+    this.faults = new FaultInjector(hostsDir);
+  }
+
+  /** Opens the hosts of the estate at {@code estateDir}, reusing keys already stored there. */
+  public static SandboxHosts open(Path estateDir, Settings settings) {
+    return new SandboxHosts(estateDir, settings);
+  }
+
+  /**
+   * Provisions {@code node} at {@code version} of {@code releases} and starts its SSH server.
+   * Calling it again for an existing node reinstalls that version and counts as a service restart.
+   */
+  public SandboxHost provision(String node, NodeRole role, String version, FakeReleases releases) {
+    return provision(node, role, releases.release(version));
+  }
+
+  /**
+   * Provisions {@code node} with {@code release}; see {@link #provision(String, NodeRole, String,
+   * FakeReleases)}.
+   */
+  public synchronized SandboxHost provision(String node, NodeRole role, FakeRelease release) {
+    if (node == null || !NODE_NAME.matcher(node).matches()) {
+      throw new IllegalArgumentException("invalid node name '" + node + "'");
+    }
+    SandboxHost host = hosts.get(node);
+    if (host != null && host.role() != role) {
+      throw new IllegalArgumentException(
+          "node " + node + " is a " + host.role() + ", cannot provision it as " + role);
+    }
+    boolean isNew = host == null;
+    if (isNew) {
+      host = newHost(node, role);
+    }
+    installRelease(host, release);
+    if (isNew) {
+      startOnSharedPort(host, hosts.isEmpty());
+      hosts.put(node, host);
+      writeKnownHosts();
+    }
+    LOG.info(
+        "node {}: provisioned as {} at {} on {}:{}",
+        node,
+        role,
+        release.version(),
+        host.address(),
+        host.port());
+    return host;
+  }
+
+  public synchronized SandboxHost host(String node) {
+    SandboxHost host = hosts.get(node);
+    if (host == null) {
+      throw new NoSuchElementException("no sandbox host " + node + "; known: " + hosts.keySet());
+    }
+    return host;
+  }
+
+  /** Hosts in provisioning order. */
+  public synchronized List<SandboxHost> hosts() {
+    return List.copyOf(hosts.values());
+  }
+
+  public synchronized List<SimulatedNode> simulatedNodes() {
+    return hosts.values().stream().map(SandboxHost::simulatedNode).toList();
+  }
+
+  /** Makes {@code node} unreachable: its SSH server stops and open sessions are cut. */
+  public void drop(String node) {
+    host(node).stop();
+  }
+
+  /** Makes {@code node} reachable again, on the same address, port and host key. */
+  public void restore(String node) {
+    SandboxHost host = host(node);
+    try {
+      host.start(host.port());
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "cannot restore " + node + " on " + host.address() + ":" + host.port(), e);
+    }
+  }
+
+  /** Slows SFTP writes to {@code node} to about {@code bytesPerSecond}; 0 restores full speed. */
+  public void slowLink(String node, long bytesPerSecond) {
+    host(node).throttleSftpWrites(bytesPerSecond);
+  }
+
+  public FaultInjector faults() {
+    return faults;
+  }
+
+  public String user() {
+    return settings.user();
+  }
+
+  /**
+   * The SSH port shared by all nodes: the configured one, or the free port picked when it was
+   * taken.
+   */
+  public synchronized int port() {
+    return sharedPort;
+  }
+
+  public Path estateDir() {
+    return estateDir;
+  }
+
+  /** Directory of the fake host commands, first on every exec's PATH. */
+  public Path sandboxBin() {
+    return sandboxBin;
+  }
+
+  /**
+   * The client private key, OpenSSH format, unencrypted (sshj loads it without BouncyCastle). Key
+   * material: put it in a Secret, never in a log.
+   */
+  public String clientPrivateKey() {
+    return KeyFiles.openSshPrivateKey(clientKey, "inplace-sandbox-client");
+  }
+
+  /** The client public key as an authorized_keys line. */
+  public String clientPublicKey() {
+    return KeyFiles.publicKeyLine(clientKey.getPublic()) + " inplace-sandbox-client";
+  }
+
+  /** One known_hosts line per node, in provisioning order. */
+  public synchronized String knownHosts() {
+    StringBuilder text = new StringBuilder();
+    for (SandboxHost host : hosts.values()) {
+      text.append(host.knownHostsLine()).append('\n');
+    }
+    return text.toString();
+  }
+
+  /** {@code <estateDir>/ssh/known_hosts}, rewritten whenever a node is added. */
+  public Path knownHostsFile() {
+    return sshDir.resolve("known_hosts");
+  }
+
+  @Override
+  public synchronized void close() {
+    for (SandboxHost host : hosts.values()) {
+      host.stop();
+    }
+  }
+
+  private SandboxHost newHost(String node, NodeRole role) {
+    int octet = settings.firstHostOctet() + hosts.size();
+    if (octet > 254) {
+      throw new IllegalStateException("no loopback address left for node " + node);
+    }
+    Path root = hostsDir.resolve(node);
+    KeyPair hostKey =
+        KeyFiles.loadOrGenerate(sshDir.resolve("host-keys").resolve(node + "_rsa_key"), node);
+    return new SandboxHost(
+        node,
+        role,
+        HostProfile.k3sDefaults().serviceFor(role),
+        "127.0.0." + octet,
+        root,
+        hostKey,
+        settings.user(),
+        clientKey.getPublic(),
+        sandboxBin);
+  }
+
+  /** Binds the shared port; the first node picks a free one if the configured port is taken. */
+  private void startOnSharedPort(SandboxHost host, boolean first) {
+    try {
+      host.start(sharedPort);
+    } catch (IOException e) {
+      LOG.warn(
+          "node {}: port {} on {} is taken ({}), using a free port",
+          host.name(),
+          sharedPort,
+          host.address(),
+          e.toString());
+      try {
+        host.start(0);
+      } catch (IOException again) {
+        throw new UncheckedIOException("cannot start the SSH server of " + host.name(), again);
+      }
+    }
+    if (first) {
+      sharedPort = host.port();
+    } else if (host.port() != sharedPort) {
+      LOG.warn(
+          "node {}: listens on port {}, not the shared port {}",
+          host.name(),
+          host.port(),
+          sharedPort);
+    }
+  }
+
+  private void installRelease(SandboxHost host, FakeRelease release) {
+    Path root = host.root();
+    HostProfile layout = HostProfile.k3sDefaults();
+    try {
+      Files.createDirectories(root.resolve("usr/local/bin"));
+      Path imagesDir = Files.createDirectories(root.resolve(relative(layout.imagesDir())));
+      Path services = Files.createDirectories(root.resolve("run/sandbox/services"));
+      copy(Path.of(release.binary().source()), root.resolve(BINARY_PATH), "rwxr-xr-x");
+      // One image archive per version: drop the archives of other versions.
+      try (DirectoryStream<Path> old =
+          Files.newDirectoryStream(imagesDir, "k3s-airgap-images-*.tar")) {
+        for (Path file : old) {
+          Files.delete(file);
+        }
+      }
+      Artifact images = release.images();
+      copy(Path.of(images.source()), root.resolve(relative(images.installPath())), "rw-r--r--");
+      Path counter = services.resolve(host.service() + ".restarts");
+      long restarts =
+          Files.exists(counter) ? Long.parseLong(Files.readString(counter).trim()) + 1 : 0;
+      writeAtomically(services.resolve(host.service()), "active\n");
+      writeAtomically(counter, restarts + "\n");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot provision " + host.name(), e);
+    }
+  }
+
+  private void installSandboxBin() {
+    try {
+      Files.createDirectories(sandboxBin);
+      for (String name : SANDBOX_BIN) {
+        try (InputStream in = SandboxHosts.class.getResourceAsStream("/sandbox-bin/" + name)) {
+          if (in == null) {
+            throw new IllegalStateException("resource /sandbox-bin/" + name + " is missing");
+          }
+          Path tmp = sandboxBin.resolve(name + ".tmp");
+          Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+          Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+          Files.move(
+              tmp,
+              sandboxBin.resolve(name),
+              StandardCopyOption.REPLACE_EXISTING,
+              StandardCopyOption.ATOMIC_MOVE);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot install sandbox commands into " + sandboxBin, e);
+    }
+  }
+
+  private static void copy(Path from, Path to, String permissions) throws IOException {
+    Files.createDirectories(to.getParent());
+    Path tmp = to.resolveSibling(to.getFileName() + ".provision.tmp");
+    Files.copy(from, tmp, StandardCopyOption.REPLACE_EXISTING);
+    Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString(permissions));
+    Files.move(tmp, to, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  private static void writeAtomically(Path file, String text) throws IOException {
+    Path tmp = file.resolveSibling(file.getFileName() + ".provision.tmp");
+    Files.writeString(tmp, text, StandardCharsets.UTF_8);
+    Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  private static String relative(String absolutePath) {
+    return absolutePath.substring(1);
+  }
+
+  private void writeKnownHosts() {
+    try {
+      Path tmp = knownHostsFile().resolveSibling("known_hosts.tmp");
+      Files.writeString(tmp, knownHosts(), StandardCharsets.US_ASCII);
+      Files.move(
+          tmp,
+          knownHostsFile(),
+          StandardCopyOption.REPLACE_EXISTING,
+          StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + knownHostsFile(), e);
+    }
+  }
+}
