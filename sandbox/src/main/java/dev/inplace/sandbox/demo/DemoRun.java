@@ -1,5 +1,6 @@
 package dev.inplace.sandbox.demo;
 
+import dev.inplace.activities.capi.CapiResources;
 import dev.inplace.sandbox.estate.Estate;
 import dev.inplace.starter.NodeUpgradeRuns;
 import dev.inplace.starter.ReleaseCatalogue;
@@ -16,7 +17,6 @@ import dev.inplace.workflows.api.PdbBlockedAction;
 import dev.inplace.workflows.api.StepRecord;
 import dev.inplace.workflows.api.StepStatus;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowStub;
@@ -37,10 +37,6 @@ import java.util.concurrent.TimeUnit;
  * NodeUpgrade run at a time, printing each step as it happens.
  */
 public final class DemoRun {
-  private static final ResourceDefinitionContext MACHINES =
-      new ResourceDefinitionContext.Builder()
-          .withGroup("cluster.x-k8s.io").withVersion("v1beta2").withKind("Machine").withPlural("machines")
-          .withNamespaced(true).build();
 
   private final Estate estate;
   private final WorkflowClient client;
@@ -98,7 +94,7 @@ public final class DemoRun {
   private List<NodeTarget> machines() {
     List<NodeTarget> targets = new ArrayList<>();
     for (GenericKubernetesResource m :
-        estate.management().genericKubernetesResources(MACHINES).inNamespace(Estate.NAMESPACE)
+        estate.management().genericKubernetesResources(CapiResources.MACHINE).inNamespace(Estate.NAMESPACE)
             .withLabel("cluster.x-k8s.io/cluster-name", Estate.CLUSTER).list().getItems()) {
       Map<String, Object> status = map(m.getAdditionalProperties().get("status"));
       String node = String.valueOf(map(status.get("nodeRef")).get("name"));

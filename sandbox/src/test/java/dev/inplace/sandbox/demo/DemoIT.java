@@ -1,5 +1,6 @@
 package dev.inplace.sandbox.demo;
 
+import dev.inplace.activities.capi.CapiResources;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -13,7 +14,6 @@ import dev.inplace.worker.TemporalConnection;
 import dev.inplace.worker.WorkerConfig;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -30,10 +30,6 @@ import org.junit.jupiter.api.io.TempDir;
  * MINA SSH server per node running the rendered scripts with bash, and the kubelet simulator.
  */
 class DemoIT {
-  private static final ResourceDefinitionContext MACHINES =
-      new ResourceDefinitionContext.Builder()
-          .withGroup("cluster.x-k8s.io").withVersion("v1beta2").withKind("Machine").withPlural("machines")
-          .withNamespaced(true).build();
 
   @TempDir Path dir;
 
@@ -76,7 +72,7 @@ class DemoIT {
             : n.getMetadata().getAnnotations().get("upgrade.inplace.dev/cordoned-by"), node.name());
 
         GenericKubernetesResource machine =
-            estate.management().genericKubernetesResources(MACHINES).inNamespace(Estate.NAMESPACE).withName(node.machine()).get();
+            estate.management().genericKubernetesResources(CapiResources.MACHINE).inNamespace(Estate.NAMESPACE).withName(node.machine()).get();
         assertEquals(expected, ((Map<?, ?>) machine.getAdditionalProperties().get("spec")).get("version"), node.machine());
 
         Path root = estate.hostRoot(node.name());
