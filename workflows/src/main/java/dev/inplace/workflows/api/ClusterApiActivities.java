@@ -7,6 +7,52 @@ import io.temporal.activity.ActivityMethod;
 @ActivityInterface
 public interface ClusterApiActivities {
 
+  /** Annotation telling MachineHealthChecks to leave a Machine alone while it is upgraded. */
+  String SKIP_REMEDIATION_ANNOTATION = "cluster.x-k8s.io/skip-remediation";
+  /** Annotation that pauses CAPI's controllers for one object. */
+  String PAUSED_ANNOTATION = "cluster.x-k8s.io/paused";
+  /** Records which run paused an object, so only that run unpauses it. */
+  String PAUSED_BY_ANNOTATION = "upgrade.inplace.dev/paused-by";
+
+  /**
+   * Read-only: the Cluster's control-plane object and version, its Machines (role, Node, InternalIP
+   * address, versions, pool) and its MachineDeployments with their newest MachineSet. Fails with
+   * {@code InvalidRequest} naming what is missing (no Cluster, a Machine without a Node yet).
+   */
+  @ActivityMethod
+  ClusterInventory describeCluster(ClusterRef cluster);
+
+  /** Adds (or removes) {@link #SKIP_REMEDIATION_ANNOTATION} on a Machine; idempotent. */
+  @ActivityMethod
+  MachineMarkResult markMachineUpgrading(MachineMarkRequest request);
+
+  /**
+   * Sets the control-plane object's {@code spec.version}, under {@link #PAUSED_ANNOTATION} (set
+   * before the patch, removed after, only if this run set it). Idempotent. Returns the patches done,
+   * in order.
+   */
+  @ActivityMethod
+  BookkeepingResult recordControlPlaneVersion(ControlPlaneVersionRequest request);
+
+  /**
+   * Pauses the MachineDeployment, sets {@code spec.template.spec.version} on its newest MachineSet
+   * then on the MachineDeployment, and unpauses it, so no controller sees a template difference and
+   * starts a replacement rollout. Idempotent. Returns the patches done, in order.
+   */
+  @ActivityMethod
+  BookkeepingResult recordWorkerPoolVersion(PoolVersionRequest request);
+
+  record MachineMarkRequest(String namespace, String machineName, boolean upgrading) {}
+
+  record MachineMarkResult(boolean changed) {}
+
+  record ControlPlaneVersionRequest(String namespace, ObjectRef controlPlane, String version, String owner) {}
+
+  record PoolVersionRequest(String namespace, String machineDeployment, String version, String owner) {}
+
+  /** @param patches human-readable patches in the order they were applied; empty when nothing changed */
+  record BookkeepingResult(java.util.List<String> patches) {}
+
   /** Sets {@code Machine.spec.version}; a no-op when it already has that value. */
   @ActivityMethod
   MachineVersionResult recordMachineVersion(MachineVersionRequest request);

@@ -38,6 +38,30 @@ public interface HostActivities {
   @ActivityMethod
   RestoreResult restoreBinaries(RestoreRequest request);
 
+  /**
+   * Takes an etcd snapshot on a control-plane host before anything changes (k3s: {@code k3s
+   * etcd-snapshot save --name NAME}). Idempotent: a snapshot whose file name starts with {@code
+   * name} is found and returned instead of taking another.
+   */
+  @ActivityMethod
+  EtcdSnapshotResult snapshotEtcd(EtcdSnapshotRequest request);
+
+  /**
+   * Fetches every artifact into the worker's cache and verifies its sha256 (preflight: a missing or
+   * mismatching artifact refuses the run before any node is touched).
+   */
+  @ActivityMethod
+  ArtifactCheckResult verifyArtifacts(ArtifactCheckRequest request);
+
+  record EtcdSnapshotRequest(HostAccess host, Distribution distribution, HostProfile profile, String name) {}
+
+  /** @param location the snapshot file on the host */
+  record EtcdSnapshotResult(String name, String location, boolean alreadyTaken) {}
+
+  record ArtifactCheckRequest(List<Artifact> artifacts) {}
+
+  record ArtifactCheckResult(List<String> verified) {}
+
   record HostInspectRequest(
       HostAccess host,
       Distribution distribution,

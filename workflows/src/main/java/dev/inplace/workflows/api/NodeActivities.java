@@ -43,6 +43,38 @@ public interface NodeActivities {
   @ActivityMethod
   UncordonResult uncordonNode(UncordonRequest request);
 
+  /** Read-only: the state of several nodes at once; names not found are listed in {@code missing}. */
+  @ActivityMethod
+  NodesState inspectNodes(NodesRequest request);
+
+  /**
+   * Waits until the control plane is healthy: every listed node Ready at its expected version, the
+   * apiserver's {@code /readyz} answering ok, and (when asked) every node whose Node carries the
+   * k3s condition {@code EtcdIsVoter} reporting True. Heartbeats the problems still seen; fails with
+   * {@code ControlPlaneUnhealthy} listing them at the timeout.
+   */
+  @ActivityMethod
+  ControlPlaneHealth awaitControlPlaneHealthy(ControlPlaneCheckRequest request);
+
+  /** Read-only: PodDisruptionBudgets whose status allows no disruption now (drains would wait). */
+  @ActivityMethod
+  BudgetReport listBlockingBudgets(ClusterRef cluster);
+
+  record NodesRequest(ClusterRef cluster, List<String> nodeNames) {}
+
+  record NodesState(List<NodeState> nodes, List<String> missing) {}
+
+  record ExpectedNode(String nodeName, String version) {}
+
+  record ControlPlaneCheckRequest(
+      ClusterRef cluster, List<ExpectedNode> nodes, boolean requireEtcdVoters, long timeoutSeconds) {}
+
+  record ControlPlaneHealth(boolean healthy, List<String> checked) {}
+
+  record BlockingBudget(String namespace, String name, int disruptionsAllowed, int expectedPods) {}
+
+  record BudgetReport(List<BlockingBudget> blocking) {}
+
   record NodeRequest(ClusterRef cluster, String nodeName) {}
 
   record NodeState(

@@ -17,7 +17,9 @@ public enum UpgradeStep {
   /** Compensation: put the previous binaries back, restart, wait for Ready at the old version. */
   RESTORE,
   /** Compensation: uncordon a node we cordoned. */
-  RELEASE;
+  RELEASE,
+  /** ControlPlaneUpgrade: the etcd snapshot on the first control-plane node, before any change. */
+  SNAPSHOT;
 
   /** The lower-case name used on the command line ({@code --fail worker-1:restart}). */
   public String cliName() {

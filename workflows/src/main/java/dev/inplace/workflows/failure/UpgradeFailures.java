@@ -16,6 +16,7 @@ public final class UpgradeFailures {
   public static final String NODE_NOT_READY = "NodeNotReady";
   public static final String NODE_NOT_FOUND = "NodeNotFound";
   public static final String MACHINE_NOT_FOUND = "MachineNotFound";
+  public static final String CLUSTER_NOT_FOUND = "ClusterNotFound";
   public static final String SECRET_NOT_FOUND = "SecretNotFound";
   public static final String HOST_KEY_MISMATCH = "HostKeyMismatch";
   public static final String SSH_AUTH_FAILED = "SshAuthFailed";
@@ -32,6 +33,11 @@ public final class UpgradeFailures {
   public static final String VERIFY_TIMEOUT = "VerifyTimeout";
   public static final String REMOTE_COMMAND_FAILED = "RemoteCommandFailed";
   public static final String ROLLBACK_FAILED = "RollbackFailed";
+  public static final String ETCD_SNAPSHOT_FAILED = "EtcdSnapshotFailed";
+  /** The control plane did not become healthy (Ready at version, /readyz, etcd voters) in time. */
+  public static final String CONTROL_PLANE_UNHEALTHY = "ControlPlaneUnhealthy";
+  /** A parent run found a node failed and stopped starting new ones (failure policy Halt). */
+  public static final String NODE_UPGRADE_FAILED = "NodeUpgradeFailed";
   /** An activity exceeded its timeout or stopped heartbeating (worker or host gone). */
   public static final String STEP_TIMED_OUT = "StepTimedOut";
   /** The run was cancelled (custom resource deleted, operator abort); the node was put back. */
@@ -49,6 +55,7 @@ public final class UpgradeFailures {
           UNSUPPORTED_VERSION_SKEW,
           NODE_NOT_FOUND,
           MACHINE_NOT_FOUND,
+          CLUSTER_NOT_FOUND,
           SECRET_NOT_FOUND,
           HOST_KEY_MISMATCH,
           SSH_AUTH_FAILED,
@@ -61,7 +68,10 @@ public final class UpgradeFailures {
           SERVICE_RESTART_FAILED,
           VERIFY_TIMEOUT,
           REMOTE_COMMAND_FAILED,
-          ROLLBACK_FAILED);
+          ROLLBACK_FAILED,
+          ETCD_SNAPSHOT_FAILED,
+          CONTROL_PLANE_UNHEALTHY,
+          NODE_UPGRADE_FAILED);
 
   private UpgradeFailures() {}
 

@@ -68,6 +68,24 @@ public final class ActivityOptionsCatalog {
         .build();
   }
 
+  /** Fetching and verifying artifacts into the worker's cache (large downloads, no heartbeat). */
+  public static ActivityOptions artifactFetch() {
+    return ActivityOptions.newBuilder()
+        .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
+        .setStartToCloseTimeout(Duration.ofMinutes(30))
+        .setRetryOptions(retries(5, Duration.ofSeconds(5)))
+        .build();
+  }
+
+  /** An etcd snapshot on the first control-plane host: can take minutes on a large datastore. */
+  public static ActivityOptions etcdSnapshot() {
+    return ActivityOptions.newBuilder()
+        .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
+        .setStartToCloseTimeout(Duration.ofMinutes(15))
+        .setRetryOptions(retries(3, Duration.ofSeconds(5)))
+        .build();
+  }
+
   /** Waiting for a node to report Ready at a version, bounded by the request's timeout. */
   public static ActivityOptions awaitNode(long timeoutSeconds) {
     return ActivityOptions.newBuilder()
