@@ -43,7 +43,9 @@ public final class TemporalConnection implements AutoCloseable {
           WorkflowServiceStubs.newServiceStubs(
               WorkflowServiceStubsOptions.newBuilder().setChannel(server.getChannel()).build());
       log.info("started embedded Temporal test server (in-process, in-memory)");
-      return new TemporalConnection(stubs, config.temporalNamespace(), server);
+      TemporalConnection connection = new TemporalConnection(stubs, config.temporalNamespace(), server);
+      SearchAttributeRegistration.ensure(stubs, config.temporalNamespace());
+      return connection;
     }
     WorkflowServiceStubsOptions.Builder options =
         WorkflowServiceStubsOptions.newBuilder().setTarget(config.temporalAddress().get());
@@ -54,8 +56,9 @@ public final class TemporalConnection implements AutoCloseable {
     }
     config.temporalApiKey().ifPresent(key -> options.addApiKey(() -> key));
     log.info("connecting to Temporal at {} namespace {}", config.temporalAddress().get(), config.temporalNamespace());
-    return new TemporalConnection(
-        WorkflowServiceStubs.newServiceStubs(options.build()), config.temporalNamespace(), null);
+    WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(options.build());
+    SearchAttributeRegistration.ensure(stubs, config.temporalNamespace());
+    return new TemporalConnection(stubs, config.temporalNamespace(), null);
   }
 
   private static SslContext mutualTls(WorkerConfig config) {

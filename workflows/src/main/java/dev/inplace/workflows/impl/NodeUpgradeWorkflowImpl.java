@@ -30,6 +30,7 @@ import dev.inplace.workflows.api.NodeProgress;
 import dev.inplace.workflows.api.NodeUpgradeRequest;
 import dev.inplace.workflows.api.NodeUpgradeResult;
 import dev.inplace.workflows.api.NodeUpgradeWorkflow;
+import dev.inplace.workflows.api.SearchAttributes;
 import dev.inplace.workflows.api.StepRecord;
 import dev.inplace.workflows.api.StepStatus;
 import dev.inplace.workflows.api.UpgradeStep;
@@ -68,7 +69,11 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
   private final ClusterApiActivities clusterApi =
       Workflow.newActivityStub(ClusterApiActivities.class, ActivityOptionsCatalog.kubeCall());
 
+  /** Change ID: runs from this version on upsert their search attributes as they move. */
+  static final String SEARCH_ATTRIBUTES_CHANGE = "node-upgrade-search-attributes";
+
   private final List<StepRecord> steps = new ArrayList<>();
+  private boolean upsertSearchAttributes;
   private final Deque<Compensation> compensations = new ArrayDeque<>();
   private String machineName = "";
   private String nodeName = "";
@@ -89,7 +94,16 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
   public NodeUpgradeResult upgrade(NodeUpgradeRequest request) {
     machineName = request.node().machineName();
     nodeName = request.node().nodeName();
-    phase = NodePhase.UPGRADING;
+    upsertSearchAttributes =
+        Workflow.getVersion(SEARCH_ATTRIBUTES_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+    if (upsertSearchAttributes) {
+      Workflow.upsertTypedSearchAttributes(
+          SearchAttributes.CLUSTER.valueSet(request.node().cluster().toString()),
+          SearchAttributes.KIND.valueSet(SearchAttributes.KIND_NODE),
+          SearchAttributes.TARGET_VERSION.valueSet(request.targetVersion()),
+          SearchAttributes.NODE.valueSet(List.of(nodeName)));
+    }
+    setPhase(NodePhase.UPGRADING);
     String owner = Workflow.getInfo().getWorkflowId();
     HostAccess host = request.hostAccess();
     NodeRequest nodeRequest = new NodeRequest(request.node().cluster(), nodeName);
@@ -214,7 +228,7 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
       throw fail(failed, typeOf(e), "node runs " + request.targetVersion() + " but " + failed.cliName()
           + " failed: " + describe(e), NodePhase.FAILED, request.targetVersion());
     }
-    phase = NodePhase.UPGRADED;
+    setPhase(NodePhase.UPGRADED);
     message = "upgraded " + before.kubeletVersion() + " -> " + request.targetVersion();
     log.info("node {} upgraded to {}", nodeName, request.targetVersion());
     return new NodeUpgradeResult(
@@ -240,7 +254,7 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
       finish(UpgradeStep.UNCORDON, StepStatus.SKIPPED, "not cordoned by this run");
     }
     recordVersion(request);
-    phase = NodePhase.UPGRADED;
+    setPhase(NodePhase.UPGRADED);
     message = "already at " + request.targetVersion();
     return new NodeUpgradeResult(
         machineName, nodeName, before.kubeletVersion(), request.targetVersion(), true, List.copyOf(steps));
@@ -287,7 +301,7 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
     String reason = cancelled ? UpgradeFailures.CANCELLED : typeOf(cause);
     String why = cancelled ? "run cancelled" : describe(cause);
     markFailed(failedStep, why);
-    phase = NodePhase.ROLLING_BACK;
+    setPhase(NodePhase.ROLLING_BACK);
     message = failedStep.cliName() + " failed: " + why + "; rolling back";
     log.warn("node {} failed at {} ({}): rolling back", nodeName, failedStep.cliName(), reason);
 
@@ -323,12 +337,19 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
 
   private ApplicationFailure fail(
       UpgradeStep failedStep, String reason, String text, NodePhase endPhase, String versionNow) {
-    phase = endPhase;
+    setPhase(endPhase);
     message = text;
     log.warn("node {}: {}", nodeName, text);
     NodeFailure details =
         new NodeFailure(machineName, nodeName, failedStep, reason, text, endPhase, versionNow, List.copyOf(steps));
     return UpgradeFailures.nonRetryable(reason, text, details);
+  }
+
+  private void setPhase(NodePhase next) {
+    phase = next;
+    if (upsertSearchAttributes) {
+      Workflow.upsertTypedSearchAttributes(SearchAttributes.PHASE.valueSet(next.name()));
+    }
   }
 
   private <T> T step(UpgradeStep step, Supplier<T> action, java.util.function.Function<T, String> summary) {

@@ -43,6 +43,7 @@ import dev.inplace.workflows.api.UpgradeStep;
 import dev.inplace.workflows.api.WorkflowIds;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import dev.inplace.workflows.testing.Fixtures;
+import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;
@@ -68,6 +69,11 @@ class NodeUpgradeWorkflowTest {
   static final TestWorkflowExtension testWorkflow =
       TestWorkflowExtension.newBuilder()
           .registerWorkflowImplementationTypes(NodeUpgradeWorkflowImpl.class)
+          .registerSearchAttribute("InplaceCluster", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
+          .registerSearchAttribute("InplaceKind", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
+          .registerSearchAttribute("InplaceTargetVersion", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
+          .registerSearchAttribute("InplaceNode", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST)
+          .registerSearchAttribute("InplacePhase", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
           .setDoNotStart(true)
           .build();
 
@@ -134,6 +140,21 @@ class NodeUpgradeWorkflowTest {
             UpgradeStep.UNCORDON, UpgradeStep.RECORD),
         result.steps().stream().map(s -> s.step()).toList());
     assertTrue(result.steps().stream().allMatch(s -> s.status() == StepStatus.DONE));
+  }
+
+  @Test
+  void aRunIsFindableByClusterNodeAndPhase(TestWorkflowEnvironment env, Worker worker) {
+    start(env, worker).upgrade(request);
+
+    var attributes =
+        env.getWorkflowClient().fetchHistory(workflowId).getEvents().stream()
+            .filter(e -> e.hasUpsertWorkflowSearchAttributesEventAttributes())
+            .map(e -> e.getUpsertWorkflowSearchAttributesEventAttributes().getSearchAttributes().getIndexedFieldsMap())
+            .flatMap(m -> m.keySet().stream().map(k -> k + "=" + m.get(k).getData().toStringUtf8()))
+            .toList();
+    assertTrue(attributes.contains("InplaceCluster=\"fleet/edge-1\""), attributes.toString());
+    assertTrue(attributes.contains("InplaceNode=[\"worker-1\"]"), attributes.toString());
+    assertTrue(attributes.contains("InplacePhase=\"UPGRADED\""), attributes.toString());
   }
 
   @ParameterizedTest
@@ -326,13 +347,14 @@ class NodeUpgradeWorkflowTest {
   /**
    * Regenerates the committed replay histories (run with {@code -Dhistories.update=true}) from the
    * happy path and from a rollback; {@link NodeUpgradeReplayTest} replays them on every build.
+   * Histories of earlier versions of the workflow stay committed beside them.
    */
   @Test
   @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "histories.update", matches = "true")
   void recordReplayHistories(TestWorkflowEnvironment env, Worker worker) throws Exception {
     NodeUpgradeWorkflow workflow = start(env, worker);
     workflow.upgrade(request);
-    writeHistory(env, workflowId, "node-upgrade-upgraded.json");
+    writeHistory(env, workflowId, "node-upgrade-upgraded-search-attributes.json");
 
     failAt(UpgradeStep.VERIFY);
     String rolledBackId = workflowId + "-rollback";
@@ -340,7 +362,7 @@ class NodeUpgradeWorkflowTest {
         env.getWorkflowClient().newWorkflowStub(NodeUpgradeWorkflow.class,
             WorkflowOptions.newBuilder().setWorkflowId(rolledBackId).setTaskQueue(worker.getTaskQueue()).build());
     assertThrows(WorkflowFailedException.class, () -> second.upgrade(request));
-    writeHistory(env, rolledBackId, "node-upgrade-rolled-back.json");
+    writeHistory(env, rolledBackId, "node-upgrade-rolled-back-search-attributes.json");
   }
 
   private static void writeHistory(TestWorkflowEnvironment env, String id, String file) throws Exception {

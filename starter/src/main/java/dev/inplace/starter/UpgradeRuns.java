@@ -1,0 +1,71 @@
+package dev.inplace.starter;
+
+import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow;
+import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow.ControlPlaneUpgradeRequest;
+import dev.inplace.workflows.api.SearchAttributes;
+import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
+import dev.inplace.workflows.api.WorkersUpgradeWorkflow.WorkersUpgradeRequest;
+import dev.inplace.workflows.api.WorkflowIds;
+import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowExecutionAlreadyStarted;
+import io.temporal.client.WorkflowOptions;
+
+/**
+ * Starts the parent runs idempotently: the workflow ID is derived from the cluster, pool and target
+ * version, so a second start attaches to the run already there. Returns typed stubs so callers can
+ * query progress and send the operator Updates.
+ */
+public final class UpgradeRuns {
+  private UpgradeRuns() {}
+
+  public static ControlPlaneUpgradeWorkflow startControlPlane(
+      WorkflowClient client, String taskQueue, ControlPlaneUpgradeRequest request) {
+    String id = WorkflowIds.controlPlaneUpgrade(
+        request.cluster().namespace(), request.cluster().name(), request.template().targetVersion());
+    ControlPlaneUpgradeWorkflow stub =
+        client.newWorkflowStub(ControlPlaneUpgradeWorkflow.class, options(id, taskQueue,
+            SearchAttributes.KIND_CONTROL_PLANE, request.cluster().toString(), request.template().targetVersion(),
+            "Upgrade the control plane of " + request.cluster() + " to " + request.template().targetVersion()));
+    start(id, () -> WorkflowClient.start(stub::upgrade, request));
+    return client.newWorkflowStub(ControlPlaneUpgradeWorkflow.class, id);
+  }
+
+  public static WorkersUpgradeWorkflow startWorkers(
+      WorkflowClient client, String taskQueue, WorkersUpgradeRequest request) {
+    String id = WorkflowIds.workersUpgrade(
+        request.cluster().namespace(), request.cluster().name(), request.machineDeployment(),
+        request.template().targetVersion());
+    WorkersUpgradeWorkflow stub =
+        client.newWorkflowStub(WorkersUpgradeWorkflow.class, options(id, taskQueue,
+            SearchAttributes.KIND_WORKERS, request.cluster().toString(), request.template().targetVersion(),
+            "Upgrade workers of " + request.machineDeployment() + " to " + request.template().targetVersion()));
+    start(id, () -> WorkflowClient.start(stub::upgrade, request));
+    return client.newWorkflowStub(WorkersUpgradeWorkflow.class, id);
+  }
+
+  private static WorkflowOptions options(
+      String id, String taskQueue, String kind, String cluster, String version, String summary) {
+    io.temporal.common.SearchAttributes attributes =
+        io.temporal.common.SearchAttributes.newBuilder()
+            .set(SearchAttributes.KIND, kind)
+            .set(SearchAttributes.CLUSTER, cluster)
+            .set(SearchAttributes.TARGET_VERSION, version)
+            .build();
+    return WorkflowOptions.newBuilder()
+        .setWorkflowId(id)
+        .setTaskQueue(taskQueue)
+        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY)
+        .setTypedSearchAttributes(attributes)
+        .setStaticSummary(summary)
+        .build();
+  }
+
+  private static void start(String id, Runnable start) {
+    try {
+      start.run();
+    } catch (WorkflowExecutionAlreadyStarted e) {
+      // Already running (or done): attach to it.
+    }
+  }
+}
