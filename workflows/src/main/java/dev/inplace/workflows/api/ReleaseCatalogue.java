@@ -1,13 +1,8 @@
-package dev.inplace.starter;
+package dev.inplace.workflows.api;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.inplace.workflows.api.Artifact;
-import dev.inplace.workflows.api.Distribution;
-import dev.inplace.workflows.api.KubeVersion;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -16,6 +11,7 @@ import java.util.stream.Collectors;
  * A JSON file: {@code {"releases":[{"version":"v1.31.2+k3s1","distribution":"K3S","arch":"amd64",
  * "artifacts":[{"name":..,"kind":"BINARY","source":..,"sha256":..,"sizeBytes":..,"installPath":..,
  * "mode":"0755"}]}]}}. Resolved once when a run starts; the run then carries the artifacts frozen.
+ * Only parsing lives here; reading a file or a ConfigMap is the caller's business.
  */
 public record ReleaseCatalogue(List<Release> releases) {
 
@@ -41,12 +37,12 @@ public record ReleaseCatalogue(List<Release> releases) {
     releases = releases == null ? List.of() : List.copyOf(releases);
   }
 
-  /** Reads a catalogue file, naming the file and the problem when it is malformed. */
-  public static ReleaseCatalogue read(Path file) {
+  /** Parses catalogue JSON from {@code source} (named in errors), naming the problem when malformed. */
+  public static ReleaseCatalogue parse(String json, String source) {
     try {
-      return JSON.readValue(Files.readAllBytes(file), ReleaseCatalogue.class);
+      return JSON.readValue(json, ReleaseCatalogue.class);
     } catch (IOException | IllegalArgumentException e) {
-      throw new IllegalArgumentException("release catalogue " + file + " is not valid: " + e.getMessage(), e);
+      throw new IllegalArgumentException("release catalogue " + source + " is not valid: " + e.getMessage(), e);
     }
   }
 

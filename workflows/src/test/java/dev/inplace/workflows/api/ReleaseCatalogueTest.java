@@ -1,11 +1,9 @@
-package dev.inplace.starter;
+package dev.inplace.workflows.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.inplace.workflows.api.ArtifactKind;
-import dev.inplace.workflows.api.Distribution;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -20,6 +18,10 @@ class ReleaseCatalogueTest {
     return Files.writeString(dir.resolve("catalogue.json"), json);
   }
 
+  private static ReleaseCatalogue read(Path file) throws Exception {
+    return ReleaseCatalogue.parse(Files.readString(file), file.toString());
+  }
+
   private static String release(String version, String sha) {
     return """
         {"version":"%s","distribution":"K3S","arch":"amd64","artifacts":[
@@ -32,7 +34,7 @@ class ReleaseCatalogueTest {
   void findsTheReleaseOfAVersion() throws Exception {
     Path file = write("{\"releases\":[" + release("v1.30.4+k3s1", SHA) + "," + release("v1.31.2+k3s1", SHA) + "]}");
 
-    ReleaseCatalogue.Release release = ReleaseCatalogue.read(file).find("v1.31.2+k3s1", Distribution.K3S, "amd64");
+    ReleaseCatalogue.Release release = read(file).find("v1.31.2+k3s1", Distribution.K3S, "amd64");
 
     assertEquals("k3s", release.artifacts().get(0).name());
     assertEquals(ArtifactKind.BINARY, release.artifacts().get(0).kind());
@@ -45,7 +47,7 @@ class ReleaseCatalogueTest {
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,
-            () -> ReleaseCatalogue.read(file).find("v1.31.2+k3s1", Distribution.K3S, "amd64"));
+            () -> read(file).find("v1.31.2+k3s1", Distribution.K3S, "amd64"));
 
     assertTrue(e.getMessage().contains("v1.30.4+k3s1"), e.getMessage());
   }
@@ -54,7 +56,7 @@ class ReleaseCatalogueTest {
   void aMalformedDigestIsRejectedWithTheFileName() throws Exception {
     Path file = write("{\"releases\":[" + release("v1.31.2+k3s1", "not-a-digest") + "]}");
 
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ReleaseCatalogue.read(file));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> read(file));
 
     assertTrue(e.getMessage().contains("catalogue.json") && e.getMessage().contains("sha256"), e.getMessage());
   }
@@ -63,6 +65,6 @@ class ReleaseCatalogueTest {
   void anUnknownFieldIsRejectedRatherThanIgnored() throws Exception {
     Path file = write("{\"releases\":[],\"relaeses\":[]}");
 
-    assertThrows(IllegalArgumentException.class, () -> ReleaseCatalogue.read(file));
+    assertThrows(IllegalArgumentException.class, () -> read(file));
   }
 }
