@@ -1,4 +1,4 @@
-package dev.inplace.starter;
+package dev.inplace.workflows.client;
 
 import dev.inplace.workflows.api.NodeUpgradeRequest;
 import dev.inplace.workflows.api.NodeUpgradeWorkflow;
