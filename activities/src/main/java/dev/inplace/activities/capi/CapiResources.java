@@ -1,6 +1,9 @@
 package dev.inplace.activities.capi;
 
+import dev.inplace.workflows.api.ObjectRef;
+import dev.inplace.workflows.failure.UpgradeFailures;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import java.util.List;
 
 /**
  * Coordinates of the CAPI objects inplace reads and patches, for fabric8 generic resources. CAPI
@@ -11,6 +14,18 @@ public final class CapiResources {
   public static final String CORE_GROUP = "cluster.x-k8s.io";
   public static final String CONTROL_PLANE_GROUP = "controlplane.cluster.x-k8s.io";
   public static final String VERSION = "v1beta2";
+
+  /** On every object of a cluster (Machines, MachineSets, MachineDeployments, Secrets). */
+  public static final String CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name";
+
+  /** Present (value {@code ""}) on control-plane Machines. */
+  public static final String CONTROL_PLANE_LABEL = "cluster.x-k8s.io/control-plane";
+
+  /** On MachineSets and Machines of a MachineDeployment: its name. */
+  public static final String DEPLOYMENT_NAME_LABEL = "cluster.x-k8s.io/deployment-name";
+
+  /** Kept by the MachineDeployment controller on each MachineSet; the newest has the highest. */
+  public static final String REVISION_ANNOTATION = "machinedeployment.clusters.x-k8s.io/revision";
 
   public static final ResourceDefinitionContext MACHINE =
       namespaced(CORE_GROUP, "Machine", "machines");
@@ -25,7 +40,42 @@ public final class CapiResources {
   public static final ResourceDefinitionContext KUBEADM_CONTROL_PLANE =
       namespaced(CONTROL_PLANE_GROUP, "KubeadmControlPlane", "kubeadmcontrolplanes");
 
+  /** The control-plane kinds whose {@code spec.version} inplace reads and records. */
+  public static final List<ResourceDefinitionContext> CONTROL_PLANES =
+      List.of(KTHREES_CONTROL_PLANE, KUBEADM_CONTROL_PLANE);
+
   private CapiResources() {}
+
+  /**
+   * The coordinates of a control-plane object named by a Cluster's {@code spec.controlPlaneRef}.
+   *
+   * @throws io.temporal.failure.ApplicationFailure {@code InvalidRequest} for any other group or
+   *     kind
+   */
+  public static ResourceDefinitionContext controlPlane(ObjectRef ref) {
+    if (ref == null) {
+      throw UpgradeFailures.nonRetryable(
+          UpgradeFailures.INVALID_REQUEST, "no control-plane object given");
+    }
+    for (ResourceDefinitionContext type : CONTROL_PLANES) {
+      if (type.getGroup().equals(ref.apiGroup()) && type.getKind().equals(ref.kind())) {
+        return type;
+      }
+    }
+    throw UpgradeFailures.nonRetryable(
+        UpgradeFailures.INVALID_REQUEST,
+        "control plane "
+            + ref.apiGroup()
+            + "/"
+            + ref.kind()
+            + " "
+            + ref.name()
+            + " is not supported (only "
+            + CONTROL_PLANES.stream().map(ResourceDefinitionContext::getKind).toList()
+            + " of "
+            + CONTROL_PLANE_GROUP
+            + ")");
+  }
 
   private static ResourceDefinitionContext namespaced(String group, String kind, String plural) {
     return new ResourceDefinitionContext.Builder()

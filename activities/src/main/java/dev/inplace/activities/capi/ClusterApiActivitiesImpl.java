@@ -7,6 +7,8 @@ import dev.inplace.activities.kube.KubeClients;
 import dev.inplace.activities.kube.KubeFailures;
 import dev.inplace.activities.kube.KubeMdc;
 import dev.inplace.workflows.api.ClusterApiActivities;
+import dev.inplace.workflows.api.ClusterInventory;
+import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -15,6 +17,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.temporal.failure.ApplicationFailure;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,6 +30,153 @@ public final class ClusterApiActivitiesImpl implements ClusterApiActivities {
 
   public ClusterApiActivitiesImpl(KubeClients clients) {
     this.clients = clients;
+  }
+
+  @Override
+  public ClusterInventory describeCluster(ClusterRef cluster) {
+    if (cluster == null) {
+      throw invalid("cluster is required");
+    }
+    return call(
+        "describeCluster",
+        new String[] {"cluster", cluster.toString()},
+        () -> {
+          ClusterInventory inventory = reader().read(cluster);
+          log.info(
+              "Cluster {}: {} {} at {}, {} machines, pools {}",
+              cluster,
+              inventory.controlPlane().kind(),
+              inventory.controlPlane().name(),
+              inventory.controlPlaneVersion(),
+              inventory.machines().size(),
+              inventory.pools().stream()
+                  .map(ClusterInventory.PoolInfo::machineDeployment)
+                  .toList());
+          return inventory;
+        });
+  }
+
+  @Override
+  public MachineMarkResult markMachineUpgrading(MachineMarkRequest request) {
+    requireText("namespace", request.namespace());
+    requireText("machineName", request.machineName());
+    String machine = request.namespace() + "/" + request.machineName();
+    return call(
+        "markMachineUpgrading",
+        new String[] {"machine", machine},
+        () -> {
+          CapiObjectStore store = store();
+          GenericKubernetesResource observed =
+              store.get(
+                  CapiResources.MACHINE,
+                  request.namespace(),
+                  request.machineName(),
+                  UpgradeFailures.MACHINE_NOT_FOUND);
+          if (observed == null) {
+            throw UpgradeFailures.nonRetryable(
+                UpgradeFailures.MACHINE_NOT_FOUND, "Machine " + machine + " not found");
+          }
+          boolean marked = ResourceFields.hasAnnotation(observed, SKIP_REMEDIATION_ANNOTATION);
+          if (marked == request.upgrading()) {
+            log.info(
+                "Machine {} already {} {}",
+                machine,
+                marked ? "has" : "lacks",
+                SKIP_REMEDIATION_ANNOTATION);
+            return new MachineMarkResult(false);
+          }
+          ObjectNode patch = JSON.createObjectNode();
+          ObjectNode annotations = patch.putObject("metadata").putObject("annotations");
+          if (request.upgrading()) {
+            annotations.put(SKIP_REMEDIATION_ANNOTATION, "");
+          } else {
+            annotations.putNull(SKIP_REMEDIATION_ANNOTATION);
+          }
+          store.patch(CapiResources.MACHINE, observed, patch, UpgradeFailures.MACHINE_NOT_FOUND);
+          log.info(
+              "Machine {}: {} {}",
+              machine,
+              request.upgrading() ? "added" : "removed",
+              SKIP_REMEDIATION_ANNOTATION);
+          return new MachineMarkResult(true);
+        });
+  }
+
+  @Override
+  public BookkeepingResult recordControlPlaneVersion(ControlPlaneVersionRequest request) {
+    requireText("namespace", request.namespace());
+    requireText("version", request.version());
+    requireText("owner", request.owner());
+    if (request.controlPlane() == null) {
+      throw invalid("controlPlane is required");
+    }
+    requireText("controlPlane.name", request.controlPlane().name());
+    return call(
+        "recordControlPlaneVersion",
+        new String[] {"capiObject", request.namespace() + "/" + request.controlPlane().name()},
+        () ->
+            new BookkeepingResult(
+                bookkeeping()
+                    .recordControlPlane(
+                        request.namespace(),
+                        request.controlPlane(),
+                        request.version(),
+                        request.owner())));
+  }
+
+  @Override
+  public BookkeepingResult recordWorkerPoolVersion(PoolVersionRequest request) {
+    requireText("namespace", request.namespace());
+    requireText("machineDeployment", request.machineDeployment());
+    requireText("version", request.version());
+    requireText("owner", request.owner());
+    return call(
+        "recordWorkerPoolVersion",
+        new String[] {"capiObject", request.namespace() + "/" + request.machineDeployment()},
+        () ->
+            new BookkeepingResult(
+                bookkeeping()
+                    .recordPool(
+                        request.namespace(),
+                        request.machineDeployment(),
+                        request.version(),
+                        request.owner())));
+  }
+
+  private CapiObjectStore store() {
+    return new CapiObjectStore(clients.management());
+  }
+
+  private ClusterInventoryReader reader() {
+    return new ClusterInventoryReader(store());
+  }
+
+  private VersionBookkeeping bookkeeping() {
+    CapiObjectStore store = store();
+    return new VersionBookkeeping(store, new ClusterInventoryReader(store));
+  }
+
+  /** Runs one activity with {@code mdc} in the logging context, logging a failure once. */
+  @SuppressWarnings("try") // the MDC scope is the resource's whole purpose
+  private static <T> T call(String activity, String[] mdc, Supplier<T> body) {
+    try (KubeMdc scope = KubeMdc.of(mdc)) {
+      try {
+        return body.get();
+      } catch (ApplicationFailure e) {
+        log.warn("{} failed: {}: {}", activity, e.getType(), e.getOriginalMessage());
+        throw e;
+      }
+    }
+  }
+
+  private static void requireText(String what, String value) {
+    if (value == null || value.isBlank()) {
+      throw invalid(what + " is required");
+    }
+  }
+
+  private static ApplicationFailure invalid(String message) {
+    return UpgradeFailures.nonRetryable(UpgradeFailures.INVALID_REQUEST, message);
   }
 
   @Override

@@ -32,6 +32,7 @@ public final class HostActivitiesImpl implements HostActivities {
   private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
   private static final Pattern SERVICE = Pattern.compile("[A-Za-z0-9@._-]+");
   private static final Pattern SAFE_PATH = Pattern.compile("/[A-Za-z0-9._+/@-]*");
+  private static final Pattern SNAPSHOT_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._+-]{0,99}");
 
   private final SshConnector ssh;
   private final ArtifactCache cache;
@@ -204,6 +205,68 @@ public final class HostActivitiesImpl implements HostActivities {
               result.changed());
           return result;
         });
+  }
+
+  @Override
+  public EtcdSnapshotResult snapshotEtcd(EtcdSnapshotRequest request) {
+    if (request.distribution() != distribution.distribution()
+        || distribution.etcdSnapshotDir() == null) {
+      throw invalid(
+          "etcd snapshots for "
+              + request.distribution()
+              + " are not supported yet (only "
+              + distribution.distribution()
+              + ")");
+    }
+    if (request.name() == null || !SNAPSHOT_NAME.matcher(request.name()).matches()) {
+      throw invalid(
+          "snapshot name must be 1-100 characters of [A-Za-z0-9._+-] starting with a letter or"
+              + " digit, got '"
+              + request.name()
+              + "'");
+    }
+    return onHost(
+        request.host(),
+        conn -> {
+          ScriptOutput out =
+              conn.run(
+                  scripts.etcdSnapshot(request.profile(), request.name()),
+                  UpgradeFailures.ETCD_SNAPSHOT_FAILED);
+          String location = out.value("snapshot");
+          if (location == null || location.isBlank()) {
+            throw UpgradeFailures.nonRetryable(
+                UpgradeFailures.ETCD_SNAPSHOT_FAILED,
+                "etcd snapshot "
+                    + request.name()
+                    + " on "
+                    + request.host().nodeName()
+                    + ": the snapshot script reported no file");
+          }
+          EtcdSnapshotResult result =
+              new EtcdSnapshotResult(
+                  request.name(), location, "true".equals(out.value("already_taken")));
+          log.info(
+              "snapshot: {} at {} (alreadyTaken={})",
+              result.name(),
+              result.location(),
+              result.alreadyTaken());
+          return result;
+        });
+  }
+
+  @Override
+  public ArtifactCheckResult verifyArtifacts(ArtifactCheckRequest request) {
+    if (request.artifacts() == null) {
+      throw invalid("artifacts are required");
+    }
+    requireUniqueNames(request.artifacts());
+    List<String> verified = new ArrayList<>();
+    for (Artifact a : request.artifacts()) {
+      cache.fetch(a); // verifies the sha256 (and size) or fails with the vocabulary's type
+      verified.add(a.name());
+    }
+    log.info("artifacts verified in the worker cache: {}", verified);
+    return new ArtifactCheckResult(verified);
   }
 
   /** Runs {@code work} on a fresh connection, with the node in the logging context. */

@@ -107,6 +107,19 @@ final class HostScripts {
                     .toList()));
   }
 
+  /**
+   * Requires a distribution with an etcd snapshot dir ({@link HostDistribution#etcdSnapshotDir}).
+   */
+  RemoteScript etcdSnapshot(HostProfile profile, String name) {
+    return renderer.render(
+        "etcd-snapshot",
+        new ScriptValues()
+            .with("bin_dir", profile.binDir())
+            .with("binary", distribution.versionBinary())
+            .with("snapshot_dir", distribution.etcdSnapshotDir())
+            .with("name", name));
+  }
+
   /** Staged files are uploaded under this name and renamed once their digest checks out. */
   static String partPath(HostProfile profile, Artifact artifact) {
     return profile.stagingDir() + "/." + artifact.stagedFileName() + ".part";

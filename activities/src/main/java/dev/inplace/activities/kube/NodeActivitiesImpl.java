@@ -8,6 +8,9 @@ import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.NodeActivities;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetStatus;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -16,6 +19,9 @@ import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -180,6 +186,155 @@ public final class NodeActivitiesImpl implements NodeActivities {
         });
   }
 
+  @Override
+  public NodesState inspectNodes(NodesRequest request) {
+    List<String> names = requireNodeNames(request.nodeNames());
+    return call(
+        "inspectNodes",
+        request.cluster(),
+        () -> {
+          KubernetesClient client = clients.workload(request.cluster());
+          List<NodeState> states = new ArrayList<>();
+          List<String> missing = new ArrayList<>();
+          for (String name : names) {
+            Node node;
+            try {
+              node = client.nodes().withName(name).get();
+            } catch (KubernetesClientException e) {
+              throw KubeFailures.translate(
+                  e, UpgradeFailures.NODE_NOT_FOUND, describe(request.cluster(), name));
+            }
+            if (node == null) {
+              missing.add(name);
+            } else {
+              states.add(stateOf(node));
+            }
+          }
+          log.info("Nodes observed: {}; missing: {}", states, missing);
+          return new NodesState(states, missing);
+        });
+  }
+
+  @Override
+  public ControlPlaneHealth awaitControlPlaneHealthy(ControlPlaneCheckRequest request) {
+    if (request.nodes() == null
+        || request.nodes().stream().anyMatch(NodeActivitiesImpl::incomplete)) {
+      throw UpgradeFailures.nonRetryable(
+          UpgradeFailures.INVALID_REQUEST, "every expected node needs a name and a version");
+    }
+    if (request.timeoutSeconds() < 0) {
+      throw UpgradeFailures.nonRetryable(
+          UpgradeFailures.INVALID_REQUEST, "timeoutSeconds must be >= 0");
+    }
+    return call(
+        "awaitControlPlaneHealthy",
+        request.cluster(),
+        () -> {
+          ActivityExecutionContext context = Activity.getExecutionContext();
+          long deadline =
+              System.nanoTime() + Duration.ofSeconds(request.timeoutSeconds()).toNanos();
+          List<String> lastProblems = List.of();
+          while (true) {
+            ControlPlaneProbe.Observation observation =
+                new ControlPlaneProbe(clients.workload(request.cluster()), request.cluster())
+                    .observe(request.nodes(), request.requireEtcdVoters());
+            if (observation.healthy()) {
+              log.info("Control plane healthy: {}", observation.checked());
+              return new ControlPlaneHealth(true, observation.checked());
+            }
+            if (!observation.problems().equals(lastProblems)) {
+              log.info("Control plane not healthy yet: {}", observation.problems());
+              lastProblems = observation.problems();
+            }
+            if (System.nanoTime() - deadline >= 0) {
+              throw UpgradeFailures.nonRetryable(
+                  UpgradeFailures.CONTROL_PLANE_UNHEALTHY,
+                  "The control plane of cluster "
+                      + request.cluster()
+                      + " was not healthy within "
+                      + request.timeoutSeconds()
+                      + "s: "
+                      + String.join("; ", observation.problems()),
+                  observation.problems());
+            }
+            context.heartbeat(observation.problems());
+            sleep();
+          }
+        });
+  }
+
+  @Override
+  public BudgetReport listBlockingBudgets(ClusterRef cluster) {
+    return call(
+        "listBlockingBudgets",
+        cluster,
+        () -> {
+          List<PodDisruptionBudget> budgets;
+          try {
+            budgets =
+                clients
+                    .workload(cluster)
+                    .policy()
+                    .v1()
+                    .podDisruptionBudget()
+                    .inAnyNamespace()
+                    .list()
+                    .getItems();
+          } catch (KubernetesClientException e) {
+            throw KubeFailures.translate(
+                e,
+                UpgradeFailures.KUBERNETES_API_ERROR,
+                "PodDisruptionBudgets of cluster " + cluster);
+          }
+          List<BlockingBudget> blocking =
+              budgets.stream()
+                  .filter(NodeActivitiesImpl::blocksEveryDisruption)
+                  .map(
+                      b ->
+                          new BlockingBudget(
+                              b.getMetadata().getNamespace(),
+                              b.getMetadata().getName(),
+                              b.getStatus().getDisruptionsAllowed(),
+                              b.getStatus().getExpectedPods()))
+                  .sorted(
+                      Comparator.comparing(BlockingBudget::namespace)
+                          .thenComparing(BlockingBudget::name))
+                  .toList();
+          log.info(
+              "{} of {} PodDisruptionBudgets allow no disruption now: {}",
+              blocking.size(),
+              budgets.size(),
+              blocking);
+          return new BudgetReport(blocking);
+        });
+  }
+
+  /** Allows no disruption now while it protects pods; a budget with no status is not judged. */
+  private static boolean blocksEveryDisruption(PodDisruptionBudget budget) {
+    PodDisruptionBudgetStatus status = budget.getStatus();
+    return status != null
+        && status.getDisruptionsAllowed() != null
+        && status.getDisruptionsAllowed() == 0
+        && status.getExpectedPods() != null
+        && status.getExpectedPods() > 0;
+  }
+
+  private static boolean incomplete(ExpectedNode node) {
+    return node == null
+        || node.nodeName() == null
+        || node.nodeName().isBlank()
+        || node.version() == null
+        || node.version().isBlank();
+  }
+
+  private static List<String> requireNodeNames(List<String> names) {
+    if (names == null || names.stream().anyMatch(n -> n == null || n.isBlank())) {
+      throw UpgradeFailures.nonRetryable(
+          UpgradeFailures.INVALID_REQUEST, "nodeNames must be a list of node names");
+    }
+    return names;
+  }
+
   /** Equal strings, or the same version spelled with or without the leading {@code v}. */
   static boolean sameVersion(String actual, String expected) {
     if (actual == null || expected == null) {
@@ -269,6 +424,22 @@ public final class NodeActivitiesImpl implements NodeActivities {
 
   private static String describe(ClusterRef cluster, String nodeName) {
     return "node " + nodeName + " in cluster " + cluster;
+  }
+
+  /** Runs one activity about several nodes with {@code cluster} in the MDC. */
+  @SuppressWarnings("try") // the MDC scope is the resource's whole purpose
+  private static <T> T call(String activity, ClusterRef cluster, Supplier<T> body) {
+    if (cluster == null) {
+      throw UpgradeFailures.nonRetryable(UpgradeFailures.INVALID_REQUEST, "cluster is required");
+    }
+    try (KubeMdc mdc = KubeMdc.of("cluster", cluster.toString())) {
+      try {
+        return body.get();
+      } catch (ApplicationFailure e) {
+        log.warn("{} failed: {}: {}", activity, e.getType(), e.getOriginalMessage());
+        throw e;
+      }
+    }
   }
 
   /** Runs one activity with {@code cluster} and {@code node} in the MDC, logging a failure once. */

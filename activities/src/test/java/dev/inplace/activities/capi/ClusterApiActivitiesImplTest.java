@@ -2,10 +2,14 @@ package dev.inplace.activities.capi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.inplace.activities.kube.KubeClients;
+import dev.inplace.workflows.api.ClusterApiActivities;
+import dev.inplace.workflows.api.ClusterApiActivities.MachineMarkRequest;
+import dev.inplace.workflows.api.ClusterApiActivities.MachineMarkResult;
 import dev.inplace.workflows.api.ClusterApiActivities.MachineVersionRequest;
 import dev.inplace.workflows.api.ClusterApiActivities.MachineVersionResult;
 import dev.inplace.workflows.failure.UpgradeFailures;
@@ -15,6 +19,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.temporal.failure.ApplicationFailure;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -92,5 +97,68 @@ class ClusterApiActivitiesImplTest {
     assertTrue(failure.isNonRetryable());
     assertTrue(failure.getOriginalMessage().contains("capi-system/ghost"));
     assertFalse(failure.getOriginalMessage().isBlank());
+  }
+
+  @Test
+  void markMachineUpgradingAddsThenRemovesSkipRemediationOnceEach() {
+    String path = "/apis/cluster.x-k8s.io/v1beta2/namespaces/capi-system/machines/m1";
+    RequestLog sent = new RequestLog();
+    KubernetesClient recording = sent.client(client);
+    activities = new ClusterApiActivitiesImpl(new KubeClients(recording));
+
+    MachineMarkResult add = activities.markMachineUpgrading(new MachineMarkRequest("capi-system", "m1", true));
+    MachineMarkResult addAgain =
+        activities.markMachineUpgrading(new MachineMarkRequest("capi-system", "m1", true));
+    List<String> addPatches = sent.patches();
+    String marked = annotation(ClusterApiActivities.SKIP_REMEDIATION_ANNOTATION);
+
+    MachineMarkResult remove =
+        activities.markMachineUpgrading(new MachineMarkRequest("capi-system", "m1", false));
+    MachineMarkResult removeAgain =
+        activities.markMachineUpgrading(new MachineMarkRequest("capi-system", "m1", false));
+    List<String> removePatches = sent.patches();
+
+    assertEquals(new MachineMarkResult(true), add);
+    assertEquals(new MachineMarkResult(false), addAgain);
+    assertEquals(
+        List.of(
+            "PATCH "
+                + path
+                + " {\"metadata\":{\"annotations\":{\"cluster.x-k8s.io/skip-remediation\":\"\"}}}"),
+        addPatches);
+    assertEquals("", marked);
+    assertEquals(new MachineMarkResult(true), remove);
+    assertEquals(new MachineMarkResult(false), removeAgain, "a null value counts as removed");
+    assertEquals(
+        List.of(
+            "PATCH "
+                + path
+                + " {\"metadata\":{\"annotations\":{\"cluster.x-k8s.io/skip-remediation\":null}}}"),
+        removePatches);
+    assertNull(annotation(ClusterApiActivities.SKIP_REMEDIATION_ANNOTATION));
+    recording.close();
+  }
+
+  @Test
+  void markMissingMachineFailsWithMachineNotFound() {
+    ApplicationFailure failure =
+        assertThrows(
+            ApplicationFailure.class,
+            () -> activities.markMachineUpgrading(new MachineMarkRequest("capi-system", "ghost", true)));
+
+    assertEquals(UpgradeFailures.MACHINE_NOT_FOUND, failure.getType());
+    assertEquals("Machine capi-system/ghost not found", failure.getOriginalMessage());
+  }
+
+  private String annotation(String key) {
+    Map<String, String> annotations =
+        client
+            .genericKubernetesResources(CapiResources.MACHINE)
+            .inNamespace("capi-system")
+            .withName("m1")
+            .get()
+            .getMetadata()
+            .getAnnotations();
+    return annotations == null ? null : annotations.get(key);
   }
 }

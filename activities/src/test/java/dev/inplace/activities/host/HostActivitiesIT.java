@@ -15,8 +15,12 @@ import dev.inplace.workflows.api.ArtifactKind;
 import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.HostAccess;
 import dev.inplace.workflows.api.HostActivities;
+import dev.inplace.workflows.api.HostActivities.ArtifactCheckRequest;
+import dev.inplace.workflows.api.HostActivities.ArtifactCheckResult;
 import dev.inplace.workflows.api.HostActivities.BackupRequest;
 import dev.inplace.workflows.api.HostActivities.BackupResult;
+import dev.inplace.workflows.api.HostActivities.EtcdSnapshotRequest;
+import dev.inplace.workflows.api.HostActivities.EtcdSnapshotResult;
 import dev.inplace.workflows.api.HostActivities.HostFacts;
 import dev.inplace.workflows.api.HostActivities.HostInspectRequest;
 import dev.inplace.workflows.api.HostActivities.InstallRequest;
@@ -61,6 +65,7 @@ class HostActivitiesIT {
   private static final byte[] NEW_K3S =
       "#!/bin/bash\necho 'k3s version v1.31.2+k3s1 (def)'\n".getBytes(StandardCharsets.UTF_8);
   private static final byte[] IMAGES = imageArchiveBytes();
+  private static final String SNAPSHOT_DIR = "/var/lib/rancher/k3s/server/db/snapshots";
 
   @TempDir Path work;
   private SimulatedNode node;
@@ -325,6 +330,139 @@ class HostActivitiesIT {
     activities.restartService(new ServiceRequest(deploy, "k3s"));
 
     assertEquals(List.of("sudo -n bash -s"), node.server().commands());
+  }
+
+  @Test
+  void etcdSnapshotIsTakenOnceAndFoundOnTheRetry() throws Exception {
+    installSnapshottingK3s();
+    EtcdSnapshotRequest request = snapshotRequest("inplace-pre-v1.31.2-k3s1");
+
+    EtcdSnapshotResult first = activities.snapshotEtcd(request);
+    EtcdSnapshotResult second = activities.snapshotEtcd(request);
+
+    String expected = SNAPSHOT_DIR + "/inplace-pre-v1.31.2-k3s1-edge-1-1700000000";
+    assertEquals(new EtcdSnapshotResult("inplace-pre-v1.31.2-k3s1", expected, false), first);
+    assertEquals(new EtcdSnapshotResult("inplace-pre-v1.31.2-k3s1", expected, true), second);
+    assertTrue(Files.isRegularFile(node.path(expected)));
+    assertEquals(
+        1, Files.readAllLines(node.path("/run/k3s-snapshot.calls")).size(), "k3s ran once");
+  }
+
+  @Test
+  void anEarlierSnapshotOfAnotherNameIsNotTakenForOurs() throws Exception {
+    installSnapshottingK3s();
+    node.writeFile(SNAPSHOT_DIR + "/etcd-snapshot-edge-1-1690000000", new byte[] {1});
+    node.writeFile(SNAPSHOT_DIR + "/inplace-pre-v1.31.2-k3s1x-edge-1-1690000000", new byte[] {1});
+
+    EtcdSnapshotResult result =
+        activities.snapshotEtcd(snapshotRequest("inplace-pre-v1.31.2-k3s1"));
+
+    assertFalse(result.alreadyTaken());
+    assertEquals(SNAPSHOT_DIR + "/inplace-pre-v1.31.2-k3s1-edge-1-1700000000", result.location());
+  }
+
+  @Test
+  void failingK3sIsEtcdSnapshotFailed() throws Exception {
+    installSnapshottingK3s();
+    node.writeFile("/run/etcd-down", new byte[0]);
+
+    ApplicationFailure failure =
+        assertFailure(
+            UpgradeFailures.ETCD_SNAPSHOT_FAILED,
+            () -> activities.snapshotEtcd(snapshotRequest("pre-upgrade")));
+
+    assertTrue(failure.isNonRetryable());
+    assertTrue(
+        failure.getOriginalMessage().contains("context deadline exceeded"),
+        failure.getOriginalMessage());
+    assertTrue(
+        failure.getOriginalMessage().startsWith("snapshot step 'etcd-snapshot'"),
+        failure.getOriginalMessage());
+    assertNoKeyMaterial(failure, node.privateKeyText());
+  }
+
+  @Test
+  void k3sThatSavesNoFileIsEtcdSnapshotFailed() {
+    // the default fake k3s exits 0 for anything but --version and writes nothing
+    ApplicationFailure failure =
+        assertFailure(
+            UpgradeFailures.ETCD_SNAPSHOT_FAILED,
+            () -> activities.snapshotEtcd(snapshotRequest("pre-upgrade")));
+
+    assertTrue(
+        failure.getOriginalMessage().contains("no file pre-upgrade-* is in " + SNAPSHOT_DIR),
+        failure.getOriginalMessage());
+  }
+
+  @Test
+  void snapshotIsRefusedForOtherDistributionsAndUnsafeNames() {
+    EtcdSnapshotRequest kubeadm =
+        new EtcdSnapshotRequest(host, Distribution.KUBEADM, PROFILE, "pre-upgrade");
+
+    assertFailure(UpgradeFailures.INVALID_REQUEST, () -> activities.snapshotEtcd(kubeadm));
+    assertFailure(
+        UpgradeFailures.INVALID_REQUEST, () -> activities.snapshotEtcd(snapshotRequest("../x")));
+    assertFailure(
+        UpgradeFailures.INVALID_REQUEST, () -> activities.snapshotEtcd(snapshotRequest("-x")));
+    assertTrue(node.server().commands().isEmpty());
+  }
+
+  @Test
+  void verifyArtifactsFetchesEachIntoTheCacheAndNamesThem() {
+    ArtifactCheckResult result =
+        activities.verifyArtifacts(new ArtifactCheckRequest(List.of(k3s, images)));
+
+    assertEquals(List.of("k3s", "k3s-airgap-images"), result.verified());
+    assertTrue(Files.isRegularFile(work.resolve("cache").resolve(k3s.sha256())));
+    assertTrue(node.server().commands().isEmpty(), "no host is involved");
+  }
+
+  @Test
+  void verifyArtifactsRefusesAMismatchingDigest() throws Exception {
+    Artifact wrong =
+        new Artifact(
+            "k3s",
+            ArtifactKind.BINARY,
+            k3s.source(),
+            sha256(OLD_K3S),
+            0,
+            k3s.installPath(),
+            "0755");
+
+    assertFailure(
+        UpgradeFailures.ARTIFACT_DIGEST_MISMATCH,
+        () -> activities.verifyArtifacts(new ArtifactCheckRequest(List.of(wrong))));
+  }
+
+  /**
+   * A k3s whose {@code etcd-snapshot save --name N} writes N-edge-1-1700000000, as k3s names it.
+   */
+  private void installSnapshottingK3s() throws IOException {
+    node.writeFile(
+            k3s.installPath(),
+            """
+            #!/bin/bash
+            if [ "$1" = etcd-snapshot ] && [ "$2" = save ] && [ "$3" = --name ]; then
+              echo x >> "$INPLACE_HOST_ROOT/run/k3s-snapshot.calls"
+              if [ -e "$INPLACE_HOST_ROOT/run/etcd-down" ]; then
+                echo 'level=fatal msg="etcd-snapshot error: context deadline exceeded"' >&2
+                exit 1
+              fi
+              dir="$INPLACE_HOST_ROOT%s"
+              mkdir -p "$dir"
+              echo snapshot > "$dir/$4-edge-1-1700000000"
+              echo "INFO[0000] Snapshot $4-edge-1-1700000000 saved."
+            fi
+            """
+                .formatted(SNAPSHOT_DIR)
+                .getBytes(StandardCharsets.UTF_8))
+        .toFile()
+        .setExecutable(true);
+    Files.createDirectories(node.path("/run"));
+  }
+
+  private EtcdSnapshotRequest snapshotRequest(String name) {
+    return new EtcdSnapshotRequest(host, Distribution.K3S, PROFILE, name);
   }
 
   private HostActivities stub() {

@@ -72,7 +72,8 @@ class K3sScriptsGoldenTest {
             "backup", scripts.backup(PROFILE, PREVIOUS.subList(0, 1)),
             "install", scripts.install(PROFILE, both),
             "restart", scripts.restart("k3s"),
-            "restore", scripts.restore(PROFILE, PREVIOUS));
+            "restore", scripts.restore(PROFILE, PREVIOUS),
+            "etcd-snapshot", scripts.etcdSnapshot(PROFILE, "inplace-pre-v1.31.2+k3s1"));
     return rendered.entrySet().stream()
         .sorted(Map.Entry.comparingByKey())
         .map(e -> Arguments.of(e.getKey(), e.getValue()));

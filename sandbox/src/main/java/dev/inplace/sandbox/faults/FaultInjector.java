@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * <p>How each step bites:
  *
  * <ul>
- *   <li>preflight, stage, backup, install, restore: a script sent to {@code bash -s} carrying the
- *       marker {@code # inplace-step: <step>} fails (exit 1) on every attempt while armed;
+ *   <li>preflight, stage, backup, install, restore, snapshot: a script sent to {@code bash -s}
+ *       carrying the marker {@code # inplace-step: <step>} fails (exit 1) on every attempt while
+ *       armed (snapshot: the etcd snapshot taken before a control-plane upgrade);
  *   <li>restart: {@code systemctl restart|start} fails while the installed binary reports the armed
  *       version, so the new binary "does not start" and the old one, restored, does;
  *   <li>verify: the kubelet simulator keeps the node NotReady while it runs the armed version;
@@ -49,7 +50,8 @@ public final class FaultInjector {
               UpgradeStep.INSTALL,
               UpgradeStep.RESTART,
               UpgradeStep.VERIFY,
-              UpgradeStep.RESTORE));
+              UpgradeStep.RESTORE,
+              UpgradeStep.SNAPSHOT));
 
   /** Steps whose fault is enforced by the SSH exec handler on the script marker. */
   public static final Set<UpgradeStep> SCRIPT_STEPS =
@@ -59,7 +61,8 @@ public final class FaultInjector {
               UpgradeStep.STAGE,
               UpgradeStep.BACKUP,
               UpgradeStep.INSTALL,
-              UpgradeStep.RESTORE));
+              UpgradeStep.RESTORE,
+              UpgradeStep.SNAPSHOT));
 
   private static final Path FAULTS_DIR = Path.of(".sandbox", "faults");
 

@@ -1,6 +1,7 @@
 package dev.inplace.sandbox.hosts;
 
 import dev.inplace.sandbox.faults.FaultInjector;
+import dev.inplace.workflows.api.NodeRole;
 import dev.inplace.workflows.api.UpgradeStep;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
@@ -40,11 +41,19 @@ import org.slf4j.MDC;
  * binary does not run, the service is not active, or a verify fault is armed for that version. A
  * node whose service fails or stops turns NotReady. Status writes that fail (Node missing,
  * conflict) are retried on the next poll.
+ *
+ * <p>Control-plane nodes are k3s servers with an embedded etcd member, and carry k3s's node
+ * condition {@value #ETCD_VOTER_CONDITION}: a restarted server rejoins etcd as a learner (False,
+ * {@code MemberIsLearner}) and is promoted to a voter (True, {@code MemberNotLearner}) when it is
+ * Ready again.
  */
 public final class KubeletSimulator implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(KubeletSimulator.class);
   private static final String BINARY = "usr/local/bin/k3s";
   private static final Duration VERSION_TIMEOUT = Duration.ofSeconds(5);
+
+  /** The condition k3s servers with embedded etcd publish on their Node. */
+  public static final String ETCD_VOTER_CONDITION = "EtcdIsVoter";
 
   /**
    * @param startupDelay how long a restarted kubelet stays NotReady before it reports
@@ -218,7 +227,8 @@ public final class KubeletSimulator implements Closeable {
   private void publish(NodeState s) {
     Report report = s.desired;
     try {
-      client.nodes().withName(s.node.name()).editStatus(node -> withReport(node, report));
+      boolean server = s.node.role() == NodeRole.CONTROL_PLANE;
+      client.nodes().withName(s.node.name()).editStatus(node -> withReport(node, report, server));
     } catch (KubernetesClientException e) {
       String error = e.getCode() + " " + e.getMessage();
       if (!error.equals(s.publishError)) {
@@ -236,32 +246,38 @@ public final class KubeletSimulator implements Closeable {
     }
   }
 
-  private static Node withReport(Node node, Report report) {
+  private static Node withReport(Node node, Report report, boolean server) {
     NodeStatus status = node.getStatus() == null ? new NodeStatus() : node.getStatus();
     String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
-    String readyStatus = report.ready() ? "True" : "False";
     List<NodeCondition> conditions = new ArrayList<>();
-    String transition = now;
     if (status.getConditions() != null) {
       for (NodeCondition c : status.getConditions()) {
-        if ("Ready".equals(c.getType())) {
-          if (readyStatus.equals(c.getStatus()) && c.getLastTransitionTime() != null) {
-            transition = c.getLastTransitionTime();
-          }
-        } else {
+        if (!"Ready".equals(c.getType()) && !ETCD_VOTER_CONDITION.equals(c.getType())) {
           conditions.add(c);
         }
       }
     }
     conditions.add(
-        new NodeConditionBuilder()
-            .withType("Ready")
-            .withStatus(readyStatus)
-            .withReason(report.reason())
-            .withMessage(report.message())
-            .withLastHeartbeatTime(now)
-            .withLastTransitionTime(transition)
-            .build());
+        condition(status, "Ready", report.ready(), report.reason(), report.message(), now));
+    if (server) {
+      // The member is promoted once the server is Ready again; until then it is a learner.
+      conditions.add(
+          report.ready()
+              ? condition(
+                  status,
+                  ETCD_VOTER_CONDITION,
+                  true,
+                  "MemberNotLearner",
+                  "Node is a voting member of the etcd cluster",
+                  now)
+              : condition(
+                  status,
+                  ETCD_VOTER_CONDITION,
+                  false,
+                  "MemberIsLearner",
+                  "Node has not been promoted to voting member of the etcd cluster",
+                  now));
+    }
     status.setConditions(conditions);
     if (report.version() != null) {
       NodeSystemInfo info =
@@ -272,6 +288,30 @@ public final class KubeletSimulator implements Closeable {
     }
     node.setStatus(status);
     return node;
+  }
+
+  /** A condition of {@code type}, keeping its transition time when its status does not change. */
+  private static NodeCondition condition(
+      NodeStatus status, String type, boolean value, String reason, String message, String now) {
+    String text = value ? "True" : "False";
+    String transition = now;
+    if (status.getConditions() != null) {
+      for (NodeCondition c : status.getConditions()) {
+        if (type.equals(c.getType())
+            && text.equals(c.getStatus())
+            && c.getLastTransitionTime() != null) {
+          transition = c.getLastTransitionTime();
+        }
+      }
+    }
+    return new NodeConditionBuilder()
+        .withType(type)
+        .withStatus(text)
+        .withReason(reason)
+        .withMessage(message)
+        .withLastHeartbeatTime(now)
+        .withLastTransitionTime(transition)
+        .build();
   }
 
   private Optional<String> installedVersion(NodeState s) {

@@ -101,7 +101,7 @@ public final class SandboxHost {
   }
 
   public SimulatedNode simulatedNode() {
-    return new SimulatedNode(name, root, service);
+    return new SimulatedNode(name, root, service, role);
   }
 
   /**

@@ -22,8 +22,9 @@ import java.util.Queue;
 /**
  * An in-memory Kubernetes API server for the sandbox: fabric8's mock in CRUD mode on
  * {@code http://127.0.0.1:<random port>}, with a dispatcher that answers pod evictions
- * (PodDisruptionBudgets honoured, 201/429 with the real Status shapes) and filters lists by field
- * selector (e.g. {@code spec.nodeName}), which the stock mock does not.
+ * (PodDisruptionBudgets honoured, 201/429 with the real Status shapes), filters lists by field
+ * selector (e.g. {@code spec.nodeName}) and answers {@code GET /readyz}, which the stock mock does
+ * not.
  *
  * <p>Still not like a real server (see reference/stack.md): server-side apply and strategic merge
  * patch (415), JSON merge patch stores {@code null} instead of removing the key, no admission, no
@@ -31,6 +32,7 @@ import java.util.Queue;
  */
 public final class SandboxApiServer implements Closeable {
   private final KubernetesMockServer server;
+  private final SandboxDispatcher dispatcher;
   private final KubernetesClient client;
   private final String url;
 
@@ -42,12 +44,13 @@ public final class SandboxApiServer implements Closeable {
   @SuppressWarnings("deprecation") // the mock's own default; its expectations need fabric8's mapper
   private SandboxApiServer() {
     Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
+    dispatcher = new SandboxDispatcher(responses);
     server =
         new KubernetesMockServer(
             new Context(Serialization.jsonMapper()),
             new MockWebServer(),
             responses,
-            new SandboxDispatcher(responses),
+            dispatcher,
             false);
     server.start(InetAddress.getLoopbackAddress(), 0);
     url = "http://127.0.0.1:" + server.getPort();
@@ -68,6 +71,14 @@ public final class SandboxApiServer implements Closeable {
     Config config = Config.fromKubeconfig(kubeconfig());
     config.setRequestRetryBackoffLimit(0);
     return new KubernetesClientBuilder().withConfig(config).build();
+  }
+
+  /**
+   * Makes {@code GET /readyz} answer 200 {@code ok} (the default) or, when false, 500 with a failed
+   * etcd check, as a kube-apiserver whose datastore is unavailable does.
+   */
+  public void setReady(boolean ready) {
+    dispatcher.setReady(ready);
   }
 
   /** {@code http://127.0.0.1:<port>}. */

@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * fabric8's CRUD dispatcher, plus what a real API server does and the stock mock does not: the pod
- * Eviction subresource (honouring PodDisruptionBudgets) and field selectors on list requests.
+ * Eviction subresource (honouring PodDisruptionBudgets), field selectors on list requests and the
+ * {@code /readyz} health endpoint.
  * Expectations recorded on the server ({@code server.expect()...}) still take precedence, as in
  * fabric8's mixed dispatcher.
  */
@@ -40,6 +41,11 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
   private static final Logger log = LoggerFactory.getLogger(SandboxDispatcher.class);
   private static final Pattern EVICTION =
       Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/?]+)/eviction/?(\\?.*)?");
+  private static final Pattern READYZ = Pattern.compile("/readyz/?(\\?.*)?");
+  /** What a kube-apiserver prints for a failed {@code /readyz} (the checks abridged). */
+  static final String NOT_READY_BODY =
+      "[+]ping ok\n[+]log ok\n[-]etcd failed: reason withheld\n[+]informer-sync ok\n"
+          + "readyz check failed\n";
 
   static final ObjectMapper JSON =
       new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
@@ -47,6 +53,7 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
   private final Map<ServerRequest, Queue<ServerResponse>> responses;
   private final MockDispatcher expectations;
   private final Object evictionLock = new Object();
+  private volatile boolean ready = true;
   private final Store store =
       new Store() {
         @Override
@@ -77,6 +84,9 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
     if (request.method() == HttpMethod.POST && eviction.matches()) {
       return evict(eviction.group(1), eviction.group(2));
     }
+    if (request.method() == HttpMethod.GET && READYZ.matcher(path).matches()) {
+      return readyz();
+    }
     if (request.method() == HttpMethod.GET) {
       FieldSelectedPath selected;
       try {
@@ -89,6 +99,18 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
       }
     }
     return super.dispatch(request);
+  }
+
+  /** Whether {@code GET /readyz} answers 200 {@code ok} (true) or 500 with a failed check. */
+  void setReady(boolean ready) {
+    this.ready = ready;
+  }
+
+  private MockResponse readyz() {
+    return new MockResponse()
+        .setResponseCode(ready ? 200 : 500)
+        .addHeader("Content-Type", "text/plain; charset=utf-8")
+        .setBody(ready ? "ok" : NOT_READY_BODY);
   }
 
   @Override

@@ -26,6 +26,9 @@ final class FakeArtifactWriter {
   private static final int PADDING_LINE = 80;
   private static final int BLOCK = 512;
 
+  /** Where k3s saves etcd snapshots by default (and the fake k3s too, under the node root). */
+  static final String SNAPSHOT_DIR = "/var/lib/rancher/k3s/server/db/snapshots";
+
   private FakeArtifactWriter() {}
 
   /** Digest and size of a written file. */
@@ -38,26 +41,49 @@ final class FakeArtifactWriter {
 
   /**
    * A POSIX shell script printing {@code k3s version V (commit)} and the Go version for {@code
-   * --version}, exiting 0 for anything else, padded after its {@code exit 0} line (never parsed)
-   * with printable pseudo-random comment lines up to {@code totalBytes}.
+   * --version}, saving a fake etcd snapshot for {@code etcd-snapshot save --name NAME} (see {@link
+   * #SNAPSHOT_DIR}), exiting 0 for anything else, padded after its {@code exit 0} line (never
+   * parsed) with printable pseudo-random comment lines up to {@code totalBytes}.
    */
   static Written writeBinary(Path target, String version, long totalBytes) throws IOException {
     String script =
-        "#!/bin/sh\n"
-            + "# Fake k3s "
-            + version
-            + " made by the inplace sandbox: it only reports its version.\n"
-            + "case \"${1:-}\" in\n"
-            + "  --version|-v|version)\n"
-            + "    echo 'k3s version "
-            + version
-            + " ("
-            + commitOf(version)
-            + ")'\n"
-            + "    echo 'go version go1.22.5'\n"
-            + "    ;;\n"
-            + "esac\n"
-            + "exit 0\n";
+        """
+        #!/bin/sh
+        # Fake k3s @VERSION@ made by the inplace sandbox: it reports its version and saves fake etcd snapshots.
+        case "${1:-}" in
+          --version|-v|version)
+            echo 'k3s version @VERSION@ (@COMMIT@)'
+            echo 'go version go1.22.5'
+            ;;
+          etcd-snapshot)
+            # k3s names a snapshot <name>-<node>-<unix time>; the node is the host root's name.
+            shift
+            if [ "${1:-}" = save ]; then shift; fi
+            name=on-demand
+            while [ $# -gt 0 ]; do
+              case "$1" in
+                --name) name="${2:-}"; if [ $# -ge 2 ]; then shift 2; else shift; fi ;;
+                --name=*) name="${1#--name=}"; shift ;;
+                *) shift ;;
+              esac
+            done
+            case "$name" in
+              ''|*/*|.*) echo "fake k3s: invalid snapshot name '$name'" >&2; exit 1 ;;
+            esac
+            root="${INPLACE_HOST_ROOT:-}"
+            node="$(basename "${root:-/$(hostname)}")"
+            dir="$root@SNAPSHOT_DIR@"
+            file="$name-$node-$(date +%s)"
+            mkdir -p "$dir"
+            echo "fake etcd snapshot $file of k3s @VERSION@" > "$dir/$file"
+            echo "INFO[0000] Snapshot $file saved."
+            ;;
+        esac
+        exit 0
+        """
+            .replace("@VERSION@", version)
+            .replace("@COMMIT@", commitOf(version))
+            .replace("@SNAPSHOT_DIR@", SNAPSHOT_DIR);
     byte[] header = script.getBytes(StandardCharsets.US_ASCII);
     return writeAtomically(
         target,

@@ -154,6 +154,46 @@ class KubeletSimulatorIT {
     assertEquals("service k3s-agent is failed", readyCondition().getMessage());
   }
 
+  @Test
+  void serverIsAnEtcdLearnerFromARestartUntilReadyThenAVoter() throws Exception {
+    SandboxHost cp = hosts.provision("cp-1", NodeRole.CONTROL_PLANE, V1, releases);
+    client
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName("cp-1").endMetadata().build())
+        .create();
+    kubelet = start();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertEquals("True", etcdVoter("cp-1").getStatus()));
+    assertEquals("MemberNotLearner", etcdVoter("cp-1").getReason());
+    assertEquals(null, etcdVoter("worker-1"), "agents have no etcd member");
+
+    assertEquals(0, systemctl(cp, "restart", "k3s").exitValue());
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .pollInterval(Duration.ofMillis(20))
+        .untilAsserted(
+            () -> {
+              Node node = client.nodes().withName("cp-1").get();
+              NodeCondition learner = condition(node, KubeletSimulator.ETCD_VOTER_CONDITION);
+              assertEquals("False", learner.getStatus());
+              assertEquals("MemberIsLearner", learner.getReason());
+              assertEquals(
+                  "Node has not been promoted to voting member of the etcd cluster",
+                  learner.getMessage());
+              assertEquals("False", condition(node, "Ready").getStatus(), "learner while NotReady");
+            });
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(20))
+        .untilAsserted(
+            () -> {
+              assertEquals(true, ready("cp-1"));
+              assertEquals("True", etcdVoter("cp-1").getStatus());
+            });
+  }
+
   private KubeletSimulator start() {
     return KubeletSimulator.start(
         client,
@@ -172,11 +212,16 @@ class KubeletSimulatorIT {
   }
 
   private Process systemctl(String... args) throws IOException, InterruptedException {
+    return systemctl(worker, args);
+  }
+
+  private Process systemctl(SandboxHost host, String... args)
+      throws IOException, InterruptedException {
     List<String> command =
         new java.util.ArrayList<>(List.of(hosts.sandboxBin().resolve("systemctl").toString()));
     command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-    builder.environment().put("INPLACE_HOST_ROOT", worker.root().toString());
+    builder.environment().put("INPLACE_HOST_ROOT", host.root().toString());
     Process p = builder.start();
     p.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
     p.waitFor();
@@ -196,6 +241,29 @@ class KubeletSimulatorIT {
 
   private Node node() {
     return client.nodes().withName("worker-1").get();
+  }
+
+  private NodeCondition etcdVoter(String name) {
+    return condition(name, KubeletSimulator.ETCD_VOTER_CONDITION);
+  }
+
+  private boolean ready(String name) {
+    NodeCondition c = condition(name, "Ready");
+    return c != null && "True".equals(c.getStatus());
+  }
+
+  private NodeCondition condition(String name, String type) {
+    return condition(client.nodes().withName(name).get(), type);
+  }
+
+  private static NodeCondition condition(Node node, String type) {
+    if (node.getStatus() == null || node.getStatus().getConditions() == null) {
+      return null;
+    }
+    return node.getStatus().getConditions().stream()
+        .filter(c -> type.equals(c.getType()))
+        .findFirst()
+        .orElse(null);
   }
 
   private NodeCondition readyCondition() {

@@ -63,6 +63,30 @@ class SandboxApiServerTest {
   }
 
   @Test
+  void readyzAnswersOkUntilTheServerIsMadeUnready() throws Exception {
+    HttpResponse<String> ready = get("/readyz");
+    assertEquals(200, ready.statusCode());
+    assertEquals("ok", ready.body());
+    assertEquals("ok", client.raw("/readyz"), "fabric8's raw GET, as the activities read it");
+
+    server.setReady(false);
+    HttpResponse<String> failing = get("/readyz?verbose");
+    assertEquals(500, failing.statusCode());
+    assertTrue(failing.body().contains("[-]etcd failed"), failing.body());
+    assertTrue(failing.body().endsWith("readyz check failed\n"), failing.body());
+
+    server.setReady(true);
+    assertEquals(200, get("/readyz").statusCode());
+  }
+
+  private HttpResponse<String> get(String path) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create(server.url() + path)).GET().build(),
+            HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
   void evictionWithoutBudgetDeletesThePodAndAnswers201Success() throws Exception {
     create(KubeObjects.replicaPod("web-1", "web-rs", "web", "w1"));
 

@@ -1,13 +1,14 @@
 package dev.inplace.sandbox.release;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.inplace.starter.ReleaseCatalogue;
+import dev.inplace.workflows.api.ReleaseCatalogue;
 import dev.inplace.workflows.api.Artifact;
 import dev.inplace.workflows.api.ArtifactKind;
 import dev.inplace.workflows.api.Distribution;
@@ -59,6 +60,53 @@ class FakeReleasesTest {
     for (byte b : bytes) {
       assertTrue(b == '\n' || (b >= 0x20 && b < 0x7f), "non-printable byte " + b);
     }
+  }
+
+  @Test
+  void binarySavesAnEtcdSnapshotNamedLikeK3sUnderTheNodeRoot() throws Exception {
+    FakeRelease release = new FakeReleases(dir, FakeReleaseSizes.small()).add(VERSION);
+    Path nodeRoot = Files.createDirectories(dir.resolve("hosts").resolve("cp-1"));
+    long before = System.currentTimeMillis() / 1000;
+
+    List<String> output =
+        runIn(
+            nodeRoot,
+            release.binary().source(),
+            "etcd-snapshot",
+            "save",
+            "--name",
+            "inplace-pre-v1.31.2-k3s1");
+
+    Path snapshotDir = nodeRoot.resolve("var/lib/rancher/k3s/server/db/snapshots");
+    List<Path> snapshots;
+    try (var files = Files.list(snapshotDir)) {
+      snapshots = files.toList();
+    }
+    assertEquals(1, snapshots.size(), snapshots.toString());
+    String name = snapshots.get(0).getFileName().toString();
+    assertTrue(name.matches("inplace-pre-v1\\.31\\.2-k3s1-cp-1-[0-9]+"), name);
+    long seconds = Long.parseLong(name.substring(name.lastIndexOf('-') + 1));
+    assertTrue(seconds >= before && seconds <= before + 60, name);
+    assertEquals(List.of("INFO[0000] Snapshot " + name + " saved."), output);
+    assertEquals(
+        "fake etcd snapshot " + name + " of k3s " + VERSION + "\n",
+        Files.readString(snapshots.get(0)));
+  }
+
+  @Test
+  void binaryRefusesASnapshotNameThatIsAPath() throws Exception {
+    FakeRelease release = new FakeReleases(dir, FakeReleaseSizes.small()).add(VERSION);
+    Path nodeRoot = Files.createDirectories(dir.resolve("hosts").resolve("cp-1"));
+    ProcessBuilder builder =
+        new ProcessBuilder(
+                release.binary().source(), "etcd-snapshot", "save", "--name", "../escape")
+            .redirectErrorStream(true);
+    builder.environment().put("INPLACE_HOST_ROOT", nodeRoot.toString());
+    Process p = builder.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(10, TimeUnit.SECONDS));
+    assertEquals(1, p.exitValue(), out);
+    assertFalse(Files.exists(nodeRoot.resolve("var")));
   }
 
   @Test
@@ -115,10 +163,11 @@ class FakeReleasesTest {
   }
 
   @Test
-  void catalogueReadsBackThroughTheStartersReleaseCatalogue() {
+  void catalogueReadsBackThroughTheReleaseCatalogueParser() {
     FakeReleases releases = new FakeReleases(dir, FakeReleaseSizes.small());
     FakeRelease release = releases.add(VERSION);
-    ReleaseCatalogue catalogue = ReleaseCatalogue.read(releases.writeCatalogue());
+    java.nio.file.Path file = releases.writeCatalogue();
+    ReleaseCatalogue catalogue = ReleaseCatalogue.parse(readString(file), file.toString());
     assertEquals(
         release.artifacts(), catalogue.find(VERSION, Distribution.K3S, "amd64").artifacts());
   }
@@ -129,6 +178,16 @@ class FakeReleasesTest {
     assertThrows(IllegalArgumentException.class, () -> releases.add("1.30.4"));
     assertThrows(IllegalArgumentException.class, () -> releases.add("v1.30.4'; rm -rf /"));
     assertThrows(IllegalArgumentException.class, () -> releases.add(" v1.30.4"));
+  }
+
+  private static List<String> runIn(Path nodeRoot, String... command) throws Exception {
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().put("INPLACE_HOST_ROOT", nodeRoot.toString());
+    Process p = builder.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(10, TimeUnit.SECONDS));
+    assertEquals(0, p.exitValue(), out);
+    return out.lines().toList();
   }
 
   private static List<String> run(String... command) throws Exception {
@@ -142,5 +201,13 @@ class FakeReleasesTest {
   private static String sha256(Path file) throws Exception {
     return HexFormat.of()
         .formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
+  }
+
+  private static String readString(java.nio.file.Path file) {
+    try {
+      return java.nio.file.Files.readString(file);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 }
