@@ -1,5 +1,9 @@
 package dev.inplace.activities.capi;
 
+import dev.inplace.workflows.api.MachineInfo;
+import java.util.List;
+import java.util.HashMap;
+import io.fabric8.kubernetes.api.model.Node;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -41,7 +45,7 @@ public final class ClusterApiActivitiesImpl implements ClusterApiActivities {
         "describeCluster",
         new String[] {"cluster", cluster.toString()},
         () -> {
-          ClusterInventory inventory = reader().read(cluster);
+          ClusterInventory inventory = withNodeVersions(reader().read(cluster));
           log.info(
               "Cluster {}: {} {} at {}, {} machines, pools {}",
               cluster,
@@ -54,6 +58,40 @@ public final class ClusterApiActivitiesImpl implements ClusterApiActivities {
                   .toList());
           return inventory;
         });
+  }
+
+  /**
+   * Replaces each Machine's mirrored {@code status.nodeInfo.kubeletVersion} with what its Node
+   * reports now: CAPI mirrors it with a delay, and runs decide on it (already at target, gates).
+   * Falls back to the mirror, with a warning, when the workload cluster cannot be read.
+   */
+  private ClusterInventory withNodeVersions(ClusterInventory inventory) {
+    Map<String, String> kubelets = new HashMap<>();
+    try {
+      for (Node node : clients.workload(inventory.cluster()).nodes().list().getItems()) {
+        if (node.getStatus() != null && node.getStatus().getNodeInfo() != null) {
+          kubelets.put(node.getMetadata().getName(), node.getStatus().getNodeInfo().getKubeletVersion());
+        }
+      }
+    } catch (RuntimeException e) {
+      log.warn(
+          "Cluster {}: cannot list the workload cluster's Nodes ({}); using Machine.status.nodeInfo",
+          inventory.cluster(),
+          e.getMessage());
+      return inventory;
+    }
+    List<MachineInfo> machines =
+        inventory.machines().stream()
+            .map(
+                m ->
+                    kubelets.containsKey(m.nodeName())
+                        ? new MachineInfo(
+                            m.name(), m.nodeName(), m.role(), m.address(), m.version(),
+                            kubelets.get(m.nodeName()), m.pool())
+                        : m)
+            .toList();
+    return new ClusterInventory(
+        inventory.cluster(), inventory.controlPlane(), inventory.controlPlaneVersion(), machines, inventory.pools());
   }
 
   @Override

@@ -40,6 +40,23 @@ class DescribeClusterTest {
   }
 
   @Test
+  void kubeletVersionsComeFromTheNodesNotTheMachinesDelayedMirror() {
+    dev.inplace.activities.kube.KubeFixtures.createKubeconfigSecret(
+        client, C1, dev.inplace.activities.kube.KubeFixtures.kubeconfig(server.url("/")));
+    client.nodes().resource(new io.fabric8.kubernetes.api.model.NodeBuilder()
+        .withNewMetadata().withName("cp-a").endMetadata()
+        .withNewStatus().withNewNodeInfo().withKubeletVersion("v1.31.9+k3s1").endNodeInfo().endStatus()
+        .build()).create();
+
+    ClusterInventory inventory = activities.describeCluster(C1);
+
+    MachineInfo cpA = inventory.machines().stream().filter(m -> m.nodeName().equals("cp-a")).findFirst().orElseThrow();
+    assertEquals("v1.31.9+k3s1", cpA.kubeletVersion());
+    MachineInfo cpB = inventory.machines().stream().filter(m -> m.nodeName().equals("cp-b")).findFirst().orElseThrow();
+    assertEquals(V, cpB.kubeletVersion(), "a Machine without a Node keeps its mirrored version");
+  }
+
+  @Test
   void describesControlPlaneMachinesInNaturalOrderAndPoolsWithTheirNewestMachineSet() {
     ClusterInventory inventory = activities.describeCluster(C1);
 

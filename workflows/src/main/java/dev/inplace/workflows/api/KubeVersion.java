@@ -12,7 +12,8 @@ public record KubeVersion(int major, int minor, int patch, String build)
     implements Comparable<KubeVersion> {
   private static final Pattern FORMAT =
       Pattern.compile("v?(\\d+)\\.(\\d+)\\.(\\d+)(?:-[0-9A-Za-z.-]+)?(?:\\+([0-9A-Za-z.-]+))?");
-  private static final Pattern BUILD_NUMBER = Pattern.compile("[A-Za-z]+(\\d+)");
+  /** The trailing number of a build suffix: 1 in {@code k3s1}, 12 in {@code k3s12}. */
+  private static final Pattern BUILD_NUMBER = Pattern.compile("[A-Za-z0-9]*?[A-Za-z](\\d+)");
 
   private static final Comparator<KubeVersion> ORDER =
       Comparator.comparingInt(KubeVersion::major)

@@ -5,7 +5,8 @@ package dev.inplace.workflows.api;
  *
  * @param pool the MachineDeployment it belongs to, empty for control-plane Machines
  * @param version {@code Machine.spec.version}
- * @param kubeletVersion what its Node reports, empty if unknown
+ * @param kubeletVersion what its Node reports now (the Machine's mirror if the Node cannot be read),
+ *     empty if unknown
  */
 public record MachineInfo(
     String name, String nodeName, NodeRole role, String address, String version, String kubeletVersion, String pool) {

@@ -16,6 +16,24 @@ public final class WorkflowIds {
     return "workers-upgrade/" + namespace + "/" + cluster + "/" + machineDeployment + "/" + version;
   }
 
+  /**
+   * {@code cp-upgrade/<ns>/<cr-name>/<cr-uid>}: the one ControlPlaneUpgrade run of a
+   * ControlPlaneUpgrade custom resource, so a restarted watcher or a repeated event never starts a
+   * second one (the uid also tells apart a CR deleted and created again under the same name).
+   */
+  public static String controlPlaneUpgradeForResource(String namespace, String name, String uid) {
+    return "cp-upgrade/" + namespace + "/" + name + "/" + uid;
+  }
+
+  /**
+   * {@code workers-upgrade/<ns>/<cr-name>/<cr-uid>/<machinedeployment>}: the run of one
+   * MachineDeployment of a WorkersUpgrade custom resource.
+   */
+  public static String workersUpgradeForResource(
+      String namespace, String name, String uid, String machineDeployment) {
+    return "workers-upgrade/" + namespace + "/" + name + "/" + uid + "/" + machineDeployment;
+  }
+
   /** {@code node-upgrade/<ns>/<machine>/<version>}: never two upgrades of one node at once. */
   public static String nodeUpgrade(String namespace, String machineName, String version) {
     return "node-upgrade/" + namespace + "/" + machineName + "/" + version;

@@ -18,6 +18,18 @@ public final class ActivityOptionsCatalog {
   /** Slack on top of a request's own timeout so the activity can report its own failure first. */
   private static final Duration SLACK = Duration.ofSeconds(60);
 
+  /**
+   * ControlPlaneUpgrade's health gate before each node: long enough for a restarted server to be
+   * Ready again and rejoin etcd.
+   */
+  public static final long CONTROL_PLANE_GATE_SECONDS = 300;
+
+  /**
+   * WorkersUpgrade's start gate: the control plane should already run the target, so a short wait
+   * only rides out a blip.
+   */
+  public static final long WORKERS_GATE_SECONDS = 60;
+
   private ActivityOptionsCatalog() {}
 
   private static RetryOptions retries(int maxAttempts, Duration initial) {
@@ -92,6 +104,16 @@ public final class ActivityOptionsCatalog {
         .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
         .setStartToCloseTimeout(Duration.ofSeconds(timeoutSeconds).plus(SLACK))
         .setHeartbeatTimeout(Duration.ofSeconds(10))
+        .setRetryOptions(retries(3, Duration.ofSeconds(2)))
+        .build();
+  }
+
+  /** Waiting for the control plane to be healthy, bounded by the request's timeout; heartbeats. */
+  public static ActivityOptions controlPlaneHealth(long timeoutSeconds) {
+    return ActivityOptions.newBuilder()
+        .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
+        .setStartToCloseTimeout(Duration.ofSeconds(timeoutSeconds).plus(SLACK))
+        .setHeartbeatTimeout(Duration.ofSeconds(20))
         .setRetryOptions(retries(3, Duration.ofSeconds(2)))
         .build();
   }
