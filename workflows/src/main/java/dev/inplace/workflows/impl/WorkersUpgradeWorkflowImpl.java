@@ -40,8 +40,11 @@ import org.slf4j.Logger;
 public class WorkersUpgradeWorkflowImpl extends RollingUpgrade implements WorkersUpgradeWorkflow {
   private static final Logger log = Workflow.getLogger(WorkersUpgradeWorkflowImpl.class);
 
-  /** History events a run stays within before it continues as new: about 100 nodes' worth. */
-  public static final int DEFAULT_HISTORY_LIMIT = 2000;
+  /**
+   * History events a run stays within before it continues as new: about 500 nodes' worth, half of
+   * the 10,000 a run should never exceed, so few continue-as-new points drain the window.
+   */
+  public static final int DEFAULT_HISTORY_LIMIT = 5000;
 
   private final NodeActivities startGate =
       Workflow.newActivityStub(

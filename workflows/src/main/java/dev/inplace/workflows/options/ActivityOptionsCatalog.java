@@ -3,6 +3,7 @@ package dev.inplace.workflows.options;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import io.temporal.activity.ActivityCancellationType;
 import io.temporal.activity.ActivityOptions;
+import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
 import java.time.Duration;
 
@@ -48,6 +49,15 @@ public final class ActivityOptionsCatalog {
         .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
         .setStartToCloseTimeout(Duration.ofMinutes(3))
         .setRetryOptions(retries(4, Duration.ofSeconds(2)))
+        .build();
+  }
+
+  /** Marking a Machine around its upgrade: a local activity (one small patch, retried briefly). */
+  public static LocalActivityOptions machineMark() {
+    return LocalActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofSeconds(30))
+        .setScheduleToCloseTimeout(Duration.ofMinutes(3))
+        .setRetryOptions(retries(8, Duration.ofSeconds(1)))
         .build();
   }
 

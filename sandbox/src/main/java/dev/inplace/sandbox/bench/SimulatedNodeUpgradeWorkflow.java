@@ -1,0 +1,39 @@
+package dev.inplace.sandbox.bench;
+
+import dev.inplace.workflows.api.NodePhase;
+import dev.inplace.workflows.api.NodeProgress;
+import dev.inplace.workflows.api.NodeUpgradeRequest;
+import dev.inplace.workflows.api.NodeUpgradeResult;
+import dev.inplace.workflows.api.NodeUpgradeWorkflow;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The benchmark's stand-in for a node's upgrade: a durable timer of fixed length. It isolates what
+ * the benchmark measures (the parent's scheduling, history size and continue-as-new) from SSH and
+ * API-server speed. Never registered by the product's worker.
+ */
+public class SimulatedNodeUpgradeWorkflow implements NodeUpgradeWorkflow {
+  private final Duration perNode;
+  private NodePhase phase = NodePhase.PENDING;
+  private String node = "";
+
+  public SimulatedNodeUpgradeWorkflow(Duration perNode) {
+    this.perNode = perNode;
+  }
+
+  @Override
+  public NodeUpgradeResult upgrade(NodeUpgradeRequest request) {
+    node = request.node().nodeName();
+    phase = NodePhase.UPGRADING;
+    Workflow.sleep(perNode);
+    phase = NodePhase.UPGRADED;
+    return new NodeUpgradeResult(request.node().machineName(), node, "", request.targetVersion(), false, List.of());
+  }
+
+  @Override
+  public NodeProgress progress() {
+    return new NodeProgress("", node, phase, null, List.of(), "");
+  }
+}

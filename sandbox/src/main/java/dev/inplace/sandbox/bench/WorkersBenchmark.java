@@ -1,0 +1,196 @@
+package dev.inplace.sandbox.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inplace.workflows.client.UpgradeRuns;
+import dev.inplace.worker.TemporalConnection;
+import dev.inplace.worker.WorkerConfig;
+import dev.inplace.workflows.api.Artifact;
+import dev.inplace.workflows.api.ArtifactKind;
+import dev.inplace.workflows.api.ClusterRef;
+import dev.inplace.workflows.api.Distribution;
+import dev.inplace.workflows.api.DrainOptions;
+import dev.inplace.workflows.api.FailurePolicy;
+import dev.inplace.workflows.api.HostProfile;
+import dev.inplace.workflows.api.NodeUpgradeTemplate;
+import dev.inplace.workflows.api.NodeUpgradeWorkflow;
+import dev.inplace.workflows.api.SshSettings;
+import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
+import dev.inplace.workflows.api.WorkersUpgradeWorkflow.WorkersUpgradeRequest;
+import dev.inplace.workflows.api.WorkersUpgradeWorkflow.WorkersUpgradeResult;
+import dev.inplace.workflows.api.WorkflowIds;
+import dev.inplace.workflows.impl.WorkersUpgradeWorkflowImpl;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowStub;
+import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerFactory;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code ./inplace bench}: upgrades a pool of {@code --nodes} workers with a window of {@code
+ * --max-unavailable} through the real WorkersUpgrade workflow on the embedded Temporal server, each
+ * node's upgrade replaced by a fixed durable timer. Measures how close the wall time comes to the
+ * ideal (ceil(N/W) x per-node time), the largest history of any run, and the worker's heap.
+ */
+public final class WorkersBenchmark {
+
+  /** The benchmark's figures; printed as the last line. */
+  public record Figures(
+      int nodes, int window, double nodeSeconds, double wallSeconds, double idealSeconds, double ratio,
+      int maxHistoryEvents, int runs, long workerHeapMiB, int upgraded) {}
+
+  private static final String FROM = "v1.30.6+k3s1";
+  private static final String TO = "v1.31.2+k3s1";
+
+  private WorkersBenchmark() {}
+
+  public static Figures run(int nodes, int window, Duration perNode, PrintStream out) throws Exception {
+    ClusterRef warmup = new ClusterRef("bench", "warmup");
+    ClusterRef cluster = new ClusterRef("bench", "bench");
+    BenchEstate estate = new BenchEstate(FROM, TO);
+    estate.addCluster(warmup, Math.min(window, nodes));
+    estate.addCluster(cluster, nodes);
+    WorkerConfig config = WorkerConfig.embedded(Path.of(System.getProperty("java.io.tmpdir")));
+    try (TemporalConnection temporal = TemporalConnection.open(config)) {
+      WorkflowClient client = temporal.client();
+      WorkerFactory factory = WorkerFactory.newInstance(client);
+      Worker worker = factory.newWorker(config.taskQueue());
+      worker.registerWorkflowImplementationTypes(WorkersUpgradeWorkflowImpl.class);
+      worker.registerWorkflowImplementationFactory(
+          NodeUpgradeWorkflow.class, () -> new SimulatedNodeUpgradeWorkflow(perNode));
+      worker.registerActivitiesImplementations(estate.clusterApi(), estate.nodes(), estate.hosts());
+      factory.start();
+
+      AtomicLong peakHeap = new AtomicLong();
+      ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
+      Runtime rt = Runtime.getRuntime();
+      sampler.scheduleAtFixedRate(
+          () -> peakHeap.accumulateAndGet(rt.totalMemory() - rt.freeMemory(), Math::max), 0, 200, TimeUnit.MILLISECONDS);
+
+      out.printf("inplace bench: %d nodes, window %d, %.1fs per node (after one untimed warm-up wave)%n",
+          nodes, window, perNode.toMillis() / 1000.0);
+      // Warm-up: the first workflow tasks of a fresh JVM load and compile classes; not measured.
+      upgradePool(client, config.taskQueue(), warmup, window);
+      long start = System.nanoTime();
+      WorkersUpgradeResult result = upgradePool(client, config.taskQueue(), cluster, window);
+      double wall = (System.nanoTime() - start) / 1e9;
+      sampler.shutdownNow();
+      factory.shutdown();
+
+      String parentId = WorkflowIds.workersUpgrade(cluster.namespace(), cluster.name(), BenchEstate.POOL, TO);
+      int maxEvents = parentChainMaxEvents(client, parentId);
+      for (int i = 0; i < nodes; i++) {
+        maxEvents = Math.max(maxEvents,
+            client.fetchHistory(WorkflowIds.nodeUpgrade(cluster.namespace(), cluster.name() + "-worker-" + i, TO))
+                .getEvents().size());
+      }
+      double ideal = Math.ceil((double) nodes / window) * perNode.toMillis() / 1000.0;
+      return new Figures(nodes, window, perNode.toMillis() / 1000.0, round(wall), round(ideal), round(wall / ideal),
+          maxEvents, result.runs(), peakHeap.get() >> 20, result.upgraded());
+    }
+  }
+
+  private static WorkersUpgradeResult upgradePool(WorkflowClient client, String taskQueue, ClusterRef cluster, int window) {
+    WorkersUpgradeWorkflow workers = UpgradeRuns.startWorkers(client, taskQueue, new WorkersUpgradeRequest(
+        cluster, BenchEstate.POOL, template(), Integer.toString(window), FailurePolicy.HALT, 0, 0, null, null));
+    return WorkflowStub.fromTyped(workers).getResult(WorkersUpgradeResult.class);
+  }
+
+  /** The largest history among the parent's runs, walking back through continue-as-new. */
+  private static int parentChainMaxEvents(WorkflowClient client, String workflowId) {
+    String runId = client.getWorkflowServiceStubs().blockingStub()
+        .describeWorkflowExecution(DescribeWorkflowExecutionRequest.newBuilder()
+            .setNamespace(client.getOptions().getNamespace())
+            .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId))
+            .build())
+        .getWorkflowExecutionInfo().getExecution().getRunId();
+    int max = 0;
+    while (!runId.isEmpty()) {
+      List<HistoryEvent> events = client.fetchHistory(workflowId, runId).getEvents();
+      max = Math.max(max, events.size());
+      runId = events.get(0).getWorkflowExecutionStartedEventAttributes().getContinuedExecutionRunId();
+    }
+    return max;
+  }
+
+  private static NodeUpgradeTemplate template() {
+    Artifact binary = new Artifact("k3s", ArtifactKind.BINARY, "/bench/k3s", "0".repeat(64), 1, "/usr/local/bin/k3s", "0755");
+    return new NodeUpgradeTemplate(Distribution.K3S, TO, List.of(binary), HostProfile.k3sDefaults(),
+        new SshSettings("inplace", 22, "bench-ssh-key", "bench-known-hosts", null), DrainOptions.defaults(), 60, 0, "amd64");
+  }
+
+  private static double round(double v) {
+    return Math.round(v * 1000) / 1000.0;
+  }
+
+  public static final String USAGE =
+      """
+      usage: inplace bench [--nodes N] [--max-unavailable W] [--node-seconds S]
+        --nodes N             workers in the pool (default 100, at most 5000)
+        --max-unavailable W   window: nodes upgraded at once (default 10)
+        --node-seconds S      simulated time of one node's upgrade (default 2.0)
+      The last line printed is one JSON object with the figures.
+      """;
+
+  /** {@code bench --nodes N --max-unavailable W [--node-seconds S]}; the JSON line is always last. */
+  public static int main(List<String> args, PrintStream out) throws Exception {
+    int nodes = 100;
+    int window = 10;
+    double nodeSeconds = 2.0;
+    for (int i = 0; i < args.size(); i++) {
+      String a = args.get(i);
+      switch (a) {
+        case "--nodes" -> nodes = positive(a, args, ++i);
+        case "--max-unavailable" -> window = positive(a, args, ++i);
+        case "--node-seconds" -> nodeSeconds = seconds(a, args, ++i);
+        case "--json" -> { } // the JSON line is always printed
+        default -> throw new IllegalArgumentException("unknown option '" + a + "'");
+      }
+    }
+    if (nodes > 5000 || nodeSeconds < 0.1 || nodeSeconds > 600) {
+      throw new IllegalArgumentException("--nodes must be 1..5000 and --node-seconds 0.1..600");
+    }
+    Figures f = run(nodes, window, Duration.ofMillis((long) (nodeSeconds * 1000)), out);
+    out.printf("%d nodes upgraded in %.1fs (ideal %.1fs, ratio %.3f); largest history %d events over %d run(s);"
+            + " peak heap %d MiB%n", f.upgraded(), f.wallSeconds(), f.idealSeconds(), f.ratio(), f.maxHistoryEvents(),
+        f.runs(), f.workerHeapMiB());
+    out.println(new ObjectMapper().writeValueAsString(f));
+    return f.upgraded() == nodes ? 0 : 1;
+  }
+
+  private static double seconds(String flag, List<String> args, int i) {
+    try {
+      return Double.parseDouble(value(flag, args, i));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(flag + " needs a number of seconds");
+    }
+  }
+
+  private static int positive(String flag, List<String> args, int i) {
+    try {
+      int v = Integer.parseInt(value(flag, args, i));
+      if (v < 1) {
+        throw new NumberFormatException();
+      }
+      return v;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(flag + " needs a whole number >= 1");
+    }
+  }
+
+  private static String value(String flag, List<String> args, int i) {
+    if (i >= args.size()) {
+      throw new IllegalArgumentException(flag + " needs a value");
+    }
+    return args.get(i);
+  }
+}
