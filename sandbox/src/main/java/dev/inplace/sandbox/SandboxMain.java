@@ -1,6 +1,7 @@
 package dev.inplace.sandbox;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inplace.sandbox.bench.WorkersBenchmark;
 import dev.inplace.sandbox.demo.DemoOptions;
 import dev.inplace.sandbox.demo.DemoRun;
 import dev.inplace.sandbox.demo.DemoSummary;
@@ -26,8 +27,11 @@ public final class SandboxMain {
   private SandboxMain() {}
 
   public static void main(String[] args) throws Exception {
+    if (args.length > 0 && "bench".equals(args[0])) {
+      System.exit(bench(Arrays.copyOfRange(args, 1, args.length)));
+    }
     if (args.length == 0 || !"demo".equals(args[0])) {
-      System.err.println("usage: inplace demo [options]   (inplace demo --help for options)");
+      System.err.println("usage: inplace demo|bench [options]   (--help for options)");
       System.exit(2);
     }
     String[] rest = Arrays.copyOfRange(args, 1, args.length);
@@ -45,6 +49,20 @@ public final class SandboxMain {
       return;
     }
     System.exit(demo(options, System.out) ? 0 : 1);
+  }
+
+  private static int bench(String[] args) throws Exception {
+    if (Arrays.asList(args).contains("--help")) {
+      System.out.print(WorkersBenchmark.USAGE);
+      return 0;
+    }
+    try {
+      return WorkersBenchmark.main(Arrays.asList(args), System.out);
+    } catch (IllegalArgumentException e) {
+      System.err.println("inplace bench: " + e.getMessage());
+      System.err.print(WorkersBenchmark.USAGE);
+      return 2;
+    }
   }
 
   /** Runs the demo; true if every node was upgraded. */

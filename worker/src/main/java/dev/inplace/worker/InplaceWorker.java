@@ -10,7 +10,9 @@ import dev.inplace.activities.ssh.SshClientOptions;
 import dev.inplace.activities.ssh.SshConnector;
 import dev.inplace.activities.support.KubernetesSecretSource;
 import dev.inplace.activities.support.SecretSource;
+import dev.inplace.workflows.impl.ControlPlaneUpgradeWorkflowImpl;
 import dev.inplace.workflows.impl.NodeUpgradeWorkflowImpl;
+import dev.inplace.workflows.impl.WorkersUpgradeWorkflowImpl;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.temporal.client.WorkflowClient;
 import io.temporal.worker.Worker;
@@ -43,7 +45,8 @@ public final class InplaceWorker implements AutoCloseable {
     SshConnector ssh = new SshConnector(secrets, SshClientOptions.defaults());
     WorkerFactory factory = WorkerFactory.newInstance(client);
     Worker worker = factory.newWorker(taskQueue);
-    worker.registerWorkflowImplementationTypes(NodeUpgradeWorkflowImpl.class);
+    worker.registerWorkflowImplementationTypes(
+        NodeUpgradeWorkflowImpl.class, ControlPlaneUpgradeWorkflowImpl.class, WorkersUpgradeWorkflowImpl.class);
     worker.registerActivitiesImplementations(
         new HostActivitiesImpl(ssh, new ArtifactCache(artifactCache), HostDistribution.k3s()),
         new NodeActivitiesImpl(kubeClients),

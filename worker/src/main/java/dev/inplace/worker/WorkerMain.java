@@ -1,11 +1,14 @@
 package dev.inplace.worker;
 
+import dev.inplace.worker.watch.UpgradeWatcher;
+import dev.inplace.worker.watch.WatcherOptions;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,8 +21,10 @@ public final class WorkerMain {
 
   public static void main(String[] args) throws InterruptedException {
     WorkerConfig config;
+    Optional<WatcherOptions> watcherOptions;
     try {
       config = WorkerConfig.fromEnvironment(System.getenv());
+      watcherOptions = WatcherOptions.fromEnvironment(System.getenv());
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage());
       System.exit(2);
@@ -30,12 +35,20 @@ public final class WorkerMain {
     TemporalConnection temporal = TemporalConnection.open(config);
     InplaceWorker worker =
         InplaceWorker.start(temporal.client(), config.taskQueue(), management, config.artifactCache());
+    // The custom resource watcher (ControlPlaneUpgrade, WorkersUpgrade); off with INPLACE_WATCHER=false.
+    UpgradeWatcher watcher =
+        watcherOptions
+            .map(options -> UpgradeWatcher.start(management, temporal.client(), config.taskQueue(), options))
+            .orElse(null);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
                   log.info("stopping inplace worker");
+                  if (watcher != null) {
+                    watcher.close();
+                  }
                   worker.close();
                   temporal.close();
                   management.close();

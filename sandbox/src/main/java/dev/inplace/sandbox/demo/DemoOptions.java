@@ -10,34 +10,64 @@ import java.util.List;
 
 /** The demo's command line, parsed strictly: an unknown or malformed flag is an error, not ignored. */
 public record DemoOptions(
+    Mode mode,
     int controlPlanes,
+    int pools,
     int workers,
+    String maxUnavailable,
+    OnFailure onFailure,
     String from,
     String to,
     boolean json,
     List<Fault> faults,
     long binaryBytes,
     long drainTimeoutSeconds,
+    long readyTimeoutSeconds,
     boolean keep) {
+
+  /** How the demo starts the upgrade. */
+  public enum Mode {
+    /** Apply ControlPlaneUpgrade and WorkersUpgrade custom resources; the worker's watcher runs them. */
+    CRS,
+    /** Start the ControlPlaneUpgrade and WorkersUpgrade workflows directly, as the CLI would. */
+    WORKFLOWS
+  }
+
+  /** What the demo does, as the operator, when a run halts on a failed node. */
+  public enum OnFailure {
+    /** Leave it halted: abort the run (in-flight nodes finish) and exit non-zero. */
+    HALT,
+    /** Skip the failed node and let the run go on. */
+    SKIP,
+    /** Clear the injected fault and retry the node. */
+    RETRY
+  }
 
   /** A fault to inject: {@code --fail NODE:STEP}. */
   public record Fault(String node, UpgradeStep step) {}
 
   public static final List<UpgradeStep> FAULT_STEPS =
-      List.of(UpgradeStep.PREFLIGHT, UpgradeStep.STAGE, UpgradeStep.DRAIN, UpgradeStep.BACKUP,
+      List.of(UpgradeStep.SNAPSHOT, UpgradeStep.PREFLIGHT, UpgradeStep.STAGE, UpgradeStep.DRAIN, UpgradeStep.BACKUP,
           UpgradeStep.INSTALL, UpgradeStep.RESTART, UpgradeStep.VERIFY);
 
   public static final String USAGE =
       """
       usage: inplace demo [options]
-        --control-planes N     control-plane nodes (default 1)
-        --workers N            worker nodes (default 3)
+        --mode MODE            crs (default): apply ControlPlaneUpgrade and WorkersUpgrade resources and
+                               follow their status; workflows: start the runs directly        --control-planes N     control-plane nodes (default 3)
+        --pools N              MachineDeployments (default 2); workers are worker-a-0.., worker-b-0..
+                               (with --pools 1: worker-0..)
+        --workers N            worker nodes per MachineDeployment (default 3)
+        --max-unavailable N    workers upgraded at once per MachineDeployment: a count or N%% (default 1)
+        --on-failure ACTION    when a node fails: halt (abort, exit non-zero), skip (go on without it)
+                               or retry (clear the injected fault, run it again) (default halt)
         --from VERSION         version the estate starts on (default %s)
         --to VERSION           version to upgrade to (default %s)
         --fail NODE:STEP       inject a failure, e.g. worker-1:restart (repeatable);
                                steps: %s
         --binary-size-mib N    size of the fake k3s binary (default 32)
         --drain-timeout S      seconds a drain may be blocked by a PodDisruptionBudget (default 20)
+        --ready-timeout S      seconds a node may take to be Ready at a version (default 20)
         --json                 end with one JSON line summarising the run
         --keep                 keep the estate directory for inspection
       """
@@ -45,25 +75,35 @@ public record DemoOptions(
               String.join(", ", FAULT_STEPS.stream().map(UpgradeStep::cliName).toList()));
 
   public static DemoOptions parse(String... args) {
-    int controlPlanes = 1;
+    Mode mode = Mode.CRS;
+    int controlPlanes = 3;
+    int pools = 2;
     int workers = 3;
+    String maxUnavailable = "1";
+    OnFailure onFailure = OnFailure.HALT;
     String from = EstateSpec.DEFAULT_FROM;
     String to = EstateSpec.DEFAULT_TO;
     boolean json = false;
     boolean keep = false;
     long binaryMiB = 32;
     long drainTimeout = 20;
+    long readyTimeout = 20;
     List<Fault> faults = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       switch (arg) {
+        case "--mode" -> mode = mode(value(args, ++i, arg));
         case "--control-planes" -> controlPlanes = intValue(arg, value(args, ++i, arg));
+        case "--pools" -> pools = intValue(arg, value(args, ++i, arg));
         case "--workers" -> workers = intValue(arg, value(args, ++i, arg));
+        case "--max-unavailable" -> maxUnavailable = maxUnavailable(value(args, ++i, arg));
+        case "--on-failure" -> onFailure = onFailure(value(args, ++i, arg));
         case "--from" -> from = version(arg, value(args, ++i, arg));
         case "--to" -> to = version(arg, value(args, ++i, arg));
         case "--fail" -> faults.add(fault(value(args, ++i, arg)));
         case "--binary-size-mib" -> binaryMiB = intValue(arg, value(args, ++i, arg));
         case "--drain-timeout" -> drainTimeout = intValue(arg, value(args, ++i, arg));
+        case "--ready-timeout" -> readyTimeout = intValue(arg, value(args, ++i, arg));
         case "--json" -> json = true;
         case "--keep" -> keep = true;
         default -> throw new IllegalArgumentException("unknown option '" + arg + "'");
@@ -72,20 +112,45 @@ public record DemoOptions(
     if (binaryMiB < 1 || binaryMiB > 512) {
       throw new IllegalArgumentException("--binary-size-mib must be 1..512");
     }
-    if (drainTimeout < 1) {
-      throw new IllegalArgumentException("--drain-timeout must be at least 1");
+    if (drainTimeout < 1 || readyTimeout < 1) {
+      throw new IllegalArgumentException("--drain-timeout and --ready-timeout must be at least 1");
     }
     if (KubeVersion.parse(to).compareTo(KubeVersion.parse(from)) <= 0) {
       throw new IllegalArgumentException("--to " + to + " must be newer than --from " + from);
     }
-    return new DemoOptions(controlPlanes, workers, from, to, json, List.copyOf(faults), binaryMiB << 20, drainTimeout, keep);
+    return new DemoOptions(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, List.copyOf(faults), binaryMiB << 20, drainTimeout, readyTimeout, keep);
   }
 
   public EstateSpec estateSpec() {
     return new EstateSpec(
-        controlPlanes, workers, from, to,
+        controlPlanes, pools, workers, from, to,
         new FakeReleaseSizes(binaryBytes, FakeReleaseSizes.defaults().imagePaddingBytes()),
         Duration.ofSeconds(1));
+  }
+
+  private static String maxUnavailable(String text) {
+    if (!text.matches("[1-9]\\d*%?") || (text.endsWith("%") && Integer.parseInt(text.replace("%", "")) > 100)) {
+      throw new IllegalArgumentException("--max-unavailable needs a count >= 1 or a percent 1%..100%, got '" + text + "'");
+    }
+    return text;
+  }
+
+  private static Mode mode(String text) {
+    for (Mode m : Mode.values()) {
+      if (m.name().equalsIgnoreCase(text)) {
+        return m;
+      }
+    }
+    throw new IllegalArgumentException("--mode must be crs or workflows, got '" + text + "'");
+  }
+
+  private static OnFailure onFailure(String text) {
+    for (OnFailure f : OnFailure.values()) {
+      if (f.name().equalsIgnoreCase(text)) {
+        return f;
+      }
+    }
+    throw new IllegalArgumentException("--on-failure must be halt, skip or retry, got '" + text + "'");
   }
 
   private static String value(String[] args, int i, String flag) {

@@ -1,42 +1,63 @@
 package dev.inplace.sandbox.demo;
 
-import dev.inplace.activities.capi.CapiResources;
-import dev.inplace.sandbox.estate.Estate;
-import dev.inplace.starter.NodeUpgradeRuns;
-import dev.inplace.starter.ReleaseCatalogue;
+import dev.inplace.workflows.client.UpgradeRuns;
+import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow;
+import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow.ControlPlaneUpgradeRequest;
 import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.DrainOptions;
+import dev.inplace.workflows.api.FailurePolicy;
 import dev.inplace.workflows.api.HostProfile;
-import dev.inplace.workflows.api.NodeFailure;
+import dev.inplace.workflows.api.NodePhase;
 import dev.inplace.workflows.api.NodeProgress;
-import dev.inplace.workflows.api.NodeRole;
-import dev.inplace.workflows.api.NodeTarget;
-import dev.inplace.workflows.api.NodeUpgradeRequest;
-import dev.inplace.workflows.api.NodeUpgradeResult;
+import dev.inplace.workflows.api.NodeStatus;
+import dev.inplace.workflows.api.NodeUpgradeTemplate;
 import dev.inplace.workflows.api.PdbBlockedAction;
+import dev.inplace.workflows.api.ReleaseCatalogue;
 import dev.inplace.workflows.api.StepRecord;
 import dev.inplace.workflows.api.StepStatus;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import dev.inplace.workflows.api.UpgradeControls;
+import dev.inplace.workflows.api.UpgradeProgress;
+import dev.inplace.workflows.api.UpgradeProgress.RunPhase;
+import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
+import dev.inplace.workflows.api.WorkersUpgradeWorkflow.WorkersUpgradeRequest;
+import dev.inplace.sandbox.estate.Estate;
+import dev.inplace.worker.crd.CatalogueReference;
+import dev.inplace.worker.crd.ControlPlaneUpgrade;
+import dev.inplace.worker.crd.ControlPlaneUpgradeSpec;
+import dev.inplace.worker.crd.DrainSpec;
+import dev.inplace.worker.crd.InplaceCrds;
+import dev.inplace.worker.crd.SshSpec;
+import dev.inplace.worker.crd.UpgradePhase;
+import dev.inplace.worker.crd.UpgradeStatus;
+import dev.inplace.worker.crd.WorkersUpgrade;
+import dev.inplace.worker.crd.WorkersUpgradeSpec;
+import dev.inplace.worker.watch.UpgradeWatcher;
+import dev.inplace.worker.watch.WatcherOptions;
+import dev.inplace.workflows.api.SshSettings;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowStub;
-import io.temporal.failure.ApplicationFailure;
 import java.io.PrintStream;
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
- * Drives the demo against a running estate and worker: resolves the target release from the
- * catalogue, reads the cluster's Machines, and upgrades the control planes, then the workers, one
- * NodeUpgrade run at a time, printing each step as it happens.
+ * Drives the demo against a running estate and worker, the way an operator would: resolves the
+ * target release from the catalogue, starts a ControlPlaneUpgrade, then one WorkersUpgrade per
+ * MachineDeployment, prints every node's steps as they happen, and answers a halted run as
+ * {@code --on-failure} says (abort, skipNode, or clear the fault and retryNode).
  */
 public final class DemoRun {
+  private static final long POLL_MILLIS = 250;
 
   private final Estate estate;
   private final WorkflowClient client;
@@ -44,6 +65,15 @@ public final class DemoRun {
   private final DemoOptions options;
   private final PrintStream out;
   private final long startNanos = System.nanoTime();
+  /** Steps already printed, per node attempt. */
+  private final Map<String, Set<String>> printed = new HashMap<>();
+  private final Map<String, Integer> attempts = new HashMap<>();
+  /** The failure a node had when the demo acted on it (a skipped node still counts as failed). */
+  private final Map<String, NodeStatus> failures = new LinkedHashMap<>();
+  private final Map<String, NodePhase> lastPhase = new HashMap<>();
+
+  /** One parent run being watched. */
+  private record Watched(String label, Supplier<UpgradeProgress> progress, UpgradeControls controls, CompletableFuture<?> result) {}
 
   public DemoRun(Estate estate, WorkflowClient client, String taskQueue, DemoOptions options, PrintStream out) {
     this.estate = estate;
@@ -54,27 +84,272 @@ public final class DemoRun {
   }
 
   public DemoSummary run() {
-    ReleaseCatalogue.Release release =
-        ReleaseCatalogue.read(estate.catalogue()).find(options.to(), Distribution.K3S, "amd64");
-    List<NodeTarget> targets = machines();
-    long cps = targets.stream().filter(t -> t.role() == NodeRole.CONTROL_PLANE).count();
-    out.printf("inplace demo: upgrading cluster %s (%d control plane%s, %d worker%s) from %s to %s%n",
-        estate.cluster(), cps, cps == 1 ? "" : "s", targets.size() - cps, targets.size() - cps == 1 ? "" : "s",
-        options.from(), options.to());
-    List<NodeOutcome> outcomes = new ArrayList<>();
-    boolean controlPlaneFailed = false;
-    for (NodeTarget target : targets) {
-      if (controlPlaneFailed && target.role() == NodeRole.WORKER) {
-        // A kubelet must never be newer than the apiserver: workers wait for every control plane.
-        outcomes.add(new NodeOutcome(target.nodeName(), target.machineName(), NodeOutcome.NOT_STARTED,
-            options.from(), "", "", "a control plane did not reach " + options.to()));
+    ReleaseCatalogue.Release release = catalogue().find(options.to(), Distribution.K3S, "amd64");
+    NodeUpgradeTemplate template = new NodeUpgradeTemplate(
+        Distribution.K3S, options.to(), release.artifacts(), HostProfile.k3sDefaults(), estate.ssh(),
+        new DrainOptions(options.drainTimeoutSeconds(), true, false, PdbBlockedAction.FAIL, false),
+        options.readyTimeoutSeconds(), 0, release.arch());
+    out.printf("inplace demo: cluster %s, %d control plane%s, %d MachineDeployment%s x %d workers, %s -> %s,"
+            + " max-unavailable %s, on-failure %s%n",
+        estate.cluster(), options.controlPlanes(), options.controlPlanes() == 1 ? "" : "s", options.pools(),
+        options.pools() == 1 ? "" : "s", options.workers(), options.from(), options.to(), options.maxUnavailable(),
+        options.onFailure().name().toLowerCase());
+
+    Map<String, NodeStatus> finalStatus = new LinkedHashMap<>();
+    if (options.mode() == DemoOptions.Mode.CRS) {
+      runThroughResources(release, finalStatus);
+    } else {
+      runWorkflows(template, finalStatus);
+    }
+    return summarise(finalStatus);
+  }
+
+  /** Starts the parent workflows directly, as the CLI does. */
+  private void runWorkflows(NodeUpgradeTemplate template, Map<String, NodeStatus> finalStatus) {
+    ControlPlaneUpgradeWorkflow cp = UpgradeRuns.startControlPlane(
+        client, taskQueue, new ControlPlaneUpgradeRequest(estate.cluster(), template, 0, null));
+    Watched cpRun = watched("control plane", cp, cp::progress);
+    watch(List.of(cpRun));
+    UpgradeProgress cpDone = finalProgress(cpRun, finalStatus);
+    boolean controlPlaneAtTarget = cpDone != null && cpDone.total() > 0 && cpDone.upgraded() == cpDone.total();
+
+    if (controlPlaneAtTarget) {
+      List<Watched> pools = new ArrayList<>();
+      for (String pool : estate.pools()) {
+        WorkersUpgradeWorkflow workers = UpgradeRuns.startWorkers(client, taskQueue, new WorkersUpgradeRequest(
+            estate.cluster(), pool, template, options.maxUnavailable(), FailurePolicy.HALT, 0, 0, null, null));
+        pools.add(watched(pool, workers, workers::progress));
+      }
+      watch(pools);
+      pools.forEach(w -> finalProgress(w, finalStatus));
+    } else {
+      out.println("control plane not at " + options.to() + ": workers are not started"
+          + " (a kubelet must never be newer than the apiserver)");
+    }
+  }
+
+  /**
+   * Applies a ControlPlaneUpgrade and a WorkersUpgrade resource (the WorkersUpgrade waits for the
+   * control plane) and follows them: the worker's watcher starts the runs and mirrors them into the
+   * resources' status; the demo finds the runs there and answers halts as an operator would.
+   */
+  private void runThroughResources(ReleaseCatalogue.Release release, Map<String, NodeStatus> finalStatus) {
+    KubernetesClient management = estate.management();
+    InplaceCrds.install(management);
+    String ns = Estate.NAMESPACE;
+    try (UpgradeWatcher watcher = UpgradeWatcher.start(management, client, taskQueue,
+        WatcherOptions.defaults().withStatusInterval(Duration.ofMillis(250)))) {
+      management.resource(CatalogueReference.configMap(ns, "k3s-releases", catalogueJson())).create();
+      SshSettings ssh = estate.ssh();
+      ControlPlaneUpgradeSpec cpSpec = new ControlPlaneUpgradeSpec();
+      describe(cpSpec, ssh);
+      WorkersUpgradeSpec workersSpec = new WorkersUpgradeSpec();
+      describe(workersSpec, ssh);
+      workersSpec.setMaxUnavailable(new IntOrString(options.maxUnavailable()));
+      management.resource(ControlPlaneUpgrade.of(ns, Estate.CLUSTER + "-control-plane", cpSpec)).create();
+      management.resource(WorkersUpgrade.of(ns, Estate.CLUSTER + "-workers", workersSpec)).create();
+      say("applied ControlPlaneUpgrade %s/%s-control-plane and WorkersUpgrade %s/%s-workers",
+          ns, Estate.CLUSTER, ns, Estate.CLUSTER);
+
+      Map<String, Watched> runs = new LinkedHashMap<>();
+      Set<String> acted = new HashSet<>();
+      Map<String, UpgradePhase> phases = new HashMap<>();
+      while (true) {
+        List<HasStatus> resources = List.of(
+            HasStatus.of(management.resources(ControlPlaneUpgrade.class).inNamespace(ns).withName(Estate.CLUSTER + "-control-plane").get()),
+            HasStatus.of(management.resources(WorkersUpgrade.class).inNamespace(ns).withName(Estate.CLUSTER + "-workers").get()));
+        boolean allTerminal = true;
+        for (HasStatus r : resources) {
+          UpgradeStatus status = r.status();
+          UpgradePhase phase = status == null ? null : status.getPhase();
+          if (phase != null && phases.put(r.name(), phase) != phase) {
+            say("%s %s: %s%s", r.kind(), r.name(), phase,
+                status.getMessage() == null ? "" : " (" + status.getMessage() + ")");
+          }
+          allTerminal &= phase != null && phase.terminal();
+          if (status != null && status.getWorkflowIds() != null) {
+            status.getWorkflowIds().forEach(id -> runs.computeIfAbsent(id, this::watchedById));
+          }
+        }
+        for (Watched w : runs.values()) {
+          poll(w, acted);
+        }
+        if (allTerminal) {
+          break;
+        }
+        sleep();
+      }
+      runs.values().forEach(w -> finalProgress(w, finalStatus));
+    }
+  }
+
+  /** The fields both resources share. */
+  private void describe(dev.inplace.worker.crd.UpgradeSpec<?> spec, SshSettings ssh) {
+    spec.setClusterName(Estate.CLUSTER)
+        .setVersion(options.to())
+        .setReleaseCatalogue(new CatalogueReference("k3s-releases", null))
+        .setSsh(new SshSpec().setUser(ssh.user()).setPort(ssh.port())
+            .setPrivateKeySecret(ssh.privateKeySecret()).setKnownHostsSecret(ssh.knownHostsSecret()))
+        .setReadyTimeoutSeconds(options.readyTimeoutSeconds())
+        .setDrain(new DrainSpec().setTimeoutSeconds(options.drainTimeoutSeconds()).setDeleteEmptyDirData(true));
+  }
+
+  /** A resource's name, kind and status, whichever kind it is. */
+  private record HasStatus(String kind, String name, UpgradeStatus status) {
+    static HasStatus of(ControlPlaneUpgrade r) {
+      return new HasStatus("ControlPlaneUpgrade", r.getMetadata().getName(), r.getStatus());
+    }
+
+    static HasStatus of(WorkersUpgrade r) {
+      return new HasStatus("WorkersUpgrade", r.getMetadata().getName(), r.getStatus());
+    }
+  }
+
+  private Watched watchedById(String workflowId) {
+    if (workflowId.startsWith("cp-upgrade/")) {
+      ControlPlaneUpgradeWorkflow stub = client.newWorkflowStub(ControlPlaneUpgradeWorkflow.class, workflowId);
+      return watched("control plane", stub, stub::progress);
+    }
+    WorkersUpgradeWorkflow stub = client.newWorkflowStub(WorkersUpgradeWorkflow.class, workflowId);
+    return watched(workflowId.replaceAll("^workers-upgrade/[^/]+/[^/]+/[^/]+/", ""), stub, stub::progress);
+  }
+
+  private String catalogueJson() {
+    try {
+      return java.nio.file.Files.readString(estate.catalogue());
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot read the release catalogue " + estate.catalogue(), e);
+    }
+  }
+
+  private ReleaseCatalogue catalogue() {
+    return ReleaseCatalogue.parse(catalogueJson(), estate.catalogue().toString());
+  }
+
+  private Watched watched(String label, Object typedStub, Supplier<UpgradeProgress> progress) {
+    CompletableFuture<?> result = WorkflowStub.fromTyped(typedStub).getResultAsync(Object.class);
+    return new Watched(label, progress, (UpgradeControls) typedStub, result);
+  }
+
+  /** Polls the runs until all have ended, printing progress and acting on halts. */
+  private void watch(List<Watched> runs) {
+    Set<String> acted = new HashSet<>();
+    while (runs.stream().anyMatch(w -> !w.result().isDone())) {
+      for (Watched w : runs) {
+        poll(w, acted);
+      }
+      sleep();
+    }
+  }
+
+  /** Prints a run's new steps and, if it halted on a failed node, answers as --on-failure says. */
+  private void poll(Watched w, Set<String> acted) {
+    UpgradeProgress p = query(w.progress());
+    if (p == null) {
+      return;
+    }
+    printNodes(p);
+    if (p.phase() == RunPhase.HALTED && !w.result().isDone()) {
+      for (NodeStatus n : p.nodes()) {
+        if (isFailed(n.phase()) && acted.add(n.node() + "#" + attempts.getOrDefault(n.node(), 0))) {
+          act(w, n);
+        }
+      }
+    }
+  }
+
+  private void act(Watched run, NodeStatus failed) {
+    failures.put(failed.node(), failed);
+    switch (options.onFailure()) {
+      case HALT -> {
+        say("%s halted: %s failed at %s (%s); aborting the run", run.label(), failed.node(), step(failed), failed.reason());
+        run.controls().abort();
+      }
+      case SKIP -> {
+        say("%s halted: %s failed at %s (%s); skipping it", run.label(), failed.node(), step(failed), failed.reason());
+        run.controls().skipNode(failed.node());
+      }
+      case RETRY -> {
+        say("%s halted: %s failed at %s (%s); clearing the fault and retrying", run.label(), failed.node(), step(failed), failed.reason());
+        estate.clearFaults(failed.node());
+        failures.remove(failed.node());
+        attempts.merge(failed.node(), 1, Integer::sum);
+        run.controls().retryNode(failed.node());
+      }
+    }
+  }
+
+  private UpgradeProgress finalProgress(Watched run, Map<String, NodeStatus> into) {
+    try {
+      run.result().join();
+    } catch (RuntimeException e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      Throwable root = cause.getCause() == null ? cause : cause.getCause();
+      say("%s run failed: %s", run.label(), root.getMessage());
+    }
+    UpgradeProgress p = query(run.progress());
+    if (p != null) {
+      printNodes(p);
+      p.nodes().forEach(n -> into.put(n.node(), n));
+    }
+    return p;
+  }
+
+  /** Prints each node's new steps, read from its NodeUpgrade run's progress query. */
+  private void printNodes(UpgradeProgress p) {
+    for (NodeStatus n : p.nodes()) {
+      NodePhase before = lastPhase.put(n.node(), n.phase());
+      if (n.workflowId() == null || n.workflowId().isEmpty() || n.phase() == NodePhase.PENDING) {
         continue;
       }
-      NodeOutcome outcome = upgrade(target, release);
-      outcomes.add(outcome);
-      if (!outcome.upgraded() && target.role() == NodeRole.CONTROL_PLANE) {
-        controlPlaneFailed = true;
+      boolean changed = before != n.phase();
+      if (n.phase() == NodePhase.UPGRADING || n.phase() == NodePhase.ROLLING_BACK || changed) {
+        NodeProgress child = query(() -> client.newUntypedWorkflowStub(n.workflowId()).query("progress", NodeProgress.class));
+        if (child != null) {
+          printSteps(n.node(), child.steps());
+        }
       }
+    }
+  }
+
+  private void printSteps(String node, List<StepRecord> steps) {
+    Set<String> seen = printed.computeIfAbsent(node + "#" + attempts.getOrDefault(node, 0), k -> new HashSet<>());
+    for (int i = 0; i < steps.size(); i++) {
+      StepRecord s = steps.get(i);
+      if (s.status() != StepStatus.RUNNING && seen.add(i + ":" + s.step())) {
+        say("%-11s %-9s %-7s %s", node, s.step().cliName(),
+            s.status() == StepStatus.FAILED ? "FAILED" : s.status().name().toLowerCase(), s.message());
+      }
+    }
+  }
+
+  private DemoSummary summarise(Map<String, NodeStatus> finalStatus) {
+    List<NodeOutcome> outcomes = new ArrayList<>();
+    for (Estate.EstateNode node : estate.nodes()) {
+      NodeStatus status = finalStatus.get(node.name());
+      NodeStatus failure = failures.get(node.name());
+      NodePhase phase = status == null ? NodePhase.PENDING : status.phase();
+      if (phase == NodePhase.SKIPPED && failure != null) {
+        phase = failure.phase(); // skipped after failing: still a failed node
+        status = failure;
+      }
+      String result = switch (phase) {
+        case UPGRADED -> NodeOutcome.UPGRADED;
+        case ROLLED_BACK -> NodeOutcome.ROLLED_BACK;
+        case ROLLBACK_FAILED -> NodeOutcome.ROLLBACK_FAILED;
+        case FAILED -> NodeOutcome.FAILED;
+        case SKIPPED -> NodeOutcome.SKIPPED;
+        default -> NodeOutcome.NOT_STARTED;
+      };
+      String version = switch (phase) {
+        case UPGRADED -> options.to();
+        case ROLLED_BACK, FAILED, PENDING, SKIPPED -> options.from();
+        default -> "";
+      };
+      outcomes.add(new NodeOutcome(node.name(), node.machine(), result, version,
+          status == null || status.step() == null ? "" : status.step().cliName(),
+          status == null || status.reason() == null ? "" : status.reason(),
+          status == null || status.message() == null ? "" : status.message()));
     }
     double wall = (System.nanoTime() - startNanos) / 1e9;
     DemoSummary summary = new DemoSummary(
@@ -82,127 +357,55 @@ public final class DemoRun {
         outcomes.stream().filter(NodeOutcome::upgraded).count(),
         outcomes.stream().filter(NodeOutcome::failed).count(),
         outcomes.stream().filter(o -> NodeOutcome.ROLLED_BACK.equals(o.result())).count(),
-        outcomes.stream().filter(o -> NodeOutcome.NOT_STARTED.equals(o.result())).count(),
+        outcomes.stream().filter(o -> NodeOutcome.NOT_STARTED.equals(o.result()) || NodeOutcome.SKIPPED.equals(o.result())).count(),
         options.to(),
         Math.round(wall * 10) / 10.0,
         List.copyOf(outcomes));
-    printSummary(summary);
-    return summary;
-  }
-
-  /** The cluster's Machines, control planes first, each resolved to its Node and address. */
-  private List<NodeTarget> machines() {
-    List<NodeTarget> targets = new ArrayList<>();
-    for (GenericKubernetesResource m :
-        estate.management().genericKubernetesResources(CapiResources.MACHINE).inNamespace(Estate.NAMESPACE)
-            .withLabel("cluster.x-k8s.io/cluster-name", Estate.CLUSTER).list().getItems()) {
-      Map<String, Object> status = map(m.getAdditionalProperties().get("status"));
-      String node = String.valueOf(map(status.get("nodeRef")).get("name"));
-      String address = ((List<?>) status.getOrDefault("addresses", List.of())).stream()
-          .map(DemoRun::map)
-          .filter(a -> "InternalIP".equals(a.get("type")))
-          .map(a -> String.valueOf(a.get("address")))
-          .findFirst()
-          .orElseThrow(() -> new IllegalStateException("Machine " + m.getMetadata().getName() + " has no InternalIP"));
-      NodeRole role = m.getMetadata().getLabels().containsKey("cluster.x-k8s.io/control-plane")
-          ? NodeRole.CONTROL_PLANE : NodeRole.WORKER;
-      targets.add(new NodeTarget(estate.cluster(), m.getMetadata().getName(), node, role, address));
-    }
-    targets.sort(Comparator.comparing(NodeTarget::role).thenComparing(NodeTarget::nodeName, DemoRun::naturalOrder));
-    return targets;
-  }
-
-  private NodeOutcome upgrade(NodeTarget target, ReleaseCatalogue.Release release) {
-    NodeUpgradeRequest request = new NodeUpgradeRequest(
-        target, Distribution.K3S, options.to(), release.artifacts(), HostProfile.k3sDefaults(), estate.ssh(),
-        new DrainOptions(options.drainTimeoutSeconds(), true, false, PdbBlockedAction.FAIL, false),
-        60, 0, release.arch());
-    WorkflowStub stub = NodeUpgradeRuns.startOrAttach(client, taskQueue, request);
-    CompletableFuture<NodeUpgradeResult> result = stub.getResultAsync(NodeUpgradeResult.class);
-    Set<String> printed = new HashSet<>();
-    while (!result.isDone()) {
-      printNew(target.nodeName(), query(stub), printed);
-      try {
-        result.get(200, TimeUnit.MILLISECONDS);
-      } catch (Exception e) {
-        // still running, or failed: both handled below
-      }
-    }
-    try {
-      NodeUpgradeResult done = result.join();
-      printSteps(target.nodeName(), done.steps(), printed);
-      return new NodeOutcome(target.nodeName(), target.machineName(), NodeOutcome.UPGRADED, done.version(), "", "", "");
-    } catch (Exception e) {
-      Throwable cause = e.getCause() instanceof WorkflowFailedException wfe ? wfe.getCause() : e.getCause();
-      if (cause instanceof ApplicationFailure app && app.getDetails().getSize() > 0) {
-        NodeFailure failure = app.getDetails().get(NodeFailure.class);
-        printSteps(target.nodeName(), failure.steps(), printed);
-        String outcome = switch (failure.phase()) {
-          case ROLLED_BACK -> NodeOutcome.ROLLED_BACK;
-          case ROLLBACK_FAILED -> NodeOutcome.ROLLBACK_FAILED;
-          default -> NodeOutcome.FAILED;
-        };
-        return new NodeOutcome(target.nodeName(), target.machineName(), outcome,
-            failure.versionNow() == null ? "" : failure.versionNow(), failure.failedStep().cliName(),
-            failure.reason(), failure.message());
-      }
-      String text = cause == null ? e.toString() : cause.getMessage();
-      return new NodeOutcome(target.nodeName(), target.machineName(), NodeOutcome.FAILED, "", "", "Unknown", text);
-    }
-  }
-
-  private NodeProgress query(WorkflowStub stub) {
-    try {
-      return stub.query("progress", NodeProgress.class);
-    } catch (RuntimeException e) {
-      return null; // not started yet, or just finished
-    }
-  }
-
-  private void printNew(String node, NodeProgress progress, Set<String> printed) {
-    if (progress != null) {
-      printSteps(node, progress.steps(), printed);
-    }
-  }
-
-  private void printSteps(String node, List<StepRecord> steps, Set<String> printed) {
-    for (int i = 0; i < steps.size(); i++) {
-      StepRecord s = steps.get(i);
-      if (s.status() == StepStatus.RUNNING) {
-        continue;
-      }
-      if (printed.add(i + ":" + s.step())) {
-        double at = (System.nanoTime() - startNanos) / 1e9;
-        out.printf("[%6.1fs] %-10s %-9s %-7s %s%n", at, node, s.step().cliName(),
-            s.status() == StepStatus.FAILED ? "FAILED" : s.status().name().toLowerCase(), s.message());
-      }
-    }
-  }
-
-  private void printSummary(DemoSummary summary) {
     out.println();
-    out.printf("%-10s %-16s %-15s %s%n", "NODE", "RESULT", "VERSION", "REASON");
+    out.printf("%-11s %-16s %-15s %s%n", "NODE", "RESULT", "VERSION", "REASON");
     for (NodeOutcome o : summary.results()) {
-      out.printf("%-10s %-16s %-15s %s%n", o.node(), o.result(), o.version(),
+      out.printf("%-11s %-16s %-15s %s%n", o.node(), o.result(), o.version(),
           o.reason().isEmpty() ? "" : o.reason() + " at " + o.failedStep() + ": " + o.message());
     }
     out.printf("%d nodes: %d upgraded, %d failed (%d rolled back), %d not started, in %.1fs%n",
         summary.nodes(), summary.upgraded(), summary.failed(), summary.rolledBack(), summary.notStarted(),
         summary.wallSeconds());
+    return summary;
   }
 
-  @SuppressWarnings("unchecked")
-  private static Map<String, Object> map(Object o) {
-    return o instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+  private static boolean isFailed(NodePhase phase) {
+    return phase == NodePhase.FAILED || phase == NodePhase.ROLLED_BACK || phase == NodePhase.ROLLBACK_FAILED;
   }
 
-  /** Orders cp-2 before cp-10. */
-  private static int naturalOrder(String a, String b) {
-    String pa = a.replaceAll("\\d+$", "");
-    String pb = b.replaceAll("\\d+$", "");
-    if (!pa.equals(pb) || !a.matches(".*\\d+$") || !b.matches(".*\\d+$")) {
-      return a.compareTo(b);
+  private static String step(NodeStatus n) {
+    return n.step() == null ? "?" : n.step().cliName();
+  }
+
+  private void say(String format, Object... args) {
+    out.printf("[%6.1fs] " + format + "%n", prepend((System.nanoTime() - startNanos) / 1e9, args));
+  }
+
+  private static Object[] prepend(Object first, Object[] rest) {
+    Object[] all = new Object[rest.length + 1];
+    all[0] = first;
+    System.arraycopy(rest, 0, all, 1, rest.length);
+    return all;
+  }
+
+  private static <T> T query(Supplier<T> query) {
+    try {
+      return query.get();
+    } catch (RuntimeException e) {
+      return null; // not started yet, or between states: try again on the next poll
     }
-    return Integer.compare(Integer.parseInt(a.substring(pa.length())), Integer.parseInt(b.substring(pb.length())));
+  }
+
+  private static void sleep() {
+    try {
+      Thread.sleep(POLL_MILLIS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while watching the runs", e);
+    }
   }
 }

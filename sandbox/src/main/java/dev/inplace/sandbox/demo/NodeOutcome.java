@@ -8,6 +8,7 @@ public record NodeOutcome(
   public static final String FAILED = "failed";
   public static final String ROLLBACK_FAILED = "rollback failed";
   public static final String NOT_STARTED = "not started";
+  public static final String SKIPPED = "skipped";
 
   public boolean upgraded() {
     return UPGRADED.equals(result);

@@ -55,10 +55,9 @@ public final class Estate implements AutoCloseable {
   public static final String KNOWN_HOSTS_SECRET = CLUSTER + "-known-hosts";
   public static final String KUBECONFIG_SECRET = CLUSTER + "-kubeconfig";
   public static final String CONTROL_PLANE = CLUSTER + "-control-plane";
-  public static final String WORKER_POOL = CLUSTER + "-workers";
 
-  /** A node of the estate: its Machine, role and SSH address. */
-  public record EstateNode(String name, String machine, NodeRole role, String address) {}
+  /** A node of the estate: its Machine, role, SSH address and pool (empty for control planes). */
+  public record EstateNode(String name, String machine, NodeRole role, String address, String pool) {}
 
   private final EstateSpec spec;
   private final Path dir;
@@ -109,10 +108,12 @@ public final class Estate implements AutoCloseable {
 
     List<EstateNode> nodes = new ArrayList<>();
     for (int i = 0; i < spec.controlPlanes(); i++) {
-      nodes.add(node(hosts, releases, spec, "cp-" + i, NodeRole.CONTROL_PLANE));
+      nodes.add(node(hosts, releases, spec, "cp-" + i, NodeRole.CONTROL_PLANE, ""));
     }
-    for (int i = 0; i < spec.workers(); i++) {
-      nodes.add(node(hosts, releases, spec, "worker-" + i, NodeRole.WORKER));
+    for (int p = 0; p < spec.pools(); p++) {
+      for (int i = 0; i < spec.workers(); i++) {
+        nodes.add(node(hosts, releases, spec, spec.workerName(p, i), NodeRole.WORKER, spec.poolName(CLUSTER, p)));
+      }
     }
     seedManagement(management, workload, hosts, spec, nodes);
     seedWorkload(workload.client(), spec, nodes);
@@ -128,9 +129,9 @@ public final class Estate implements AutoCloseable {
   }
 
   private static EstateNode node(
-      SandboxHosts hosts, FakeReleases releases, EstateSpec spec, String name, NodeRole role) {
+      SandboxHosts hosts, FakeReleases releases, EstateSpec spec, String name, NodeRole role, String pool) {
     SandboxHost host = hosts.provision(name, role, spec.fromVersion(), releases);
-    return new EstateNode(name, CLUSTER + "-" + name, role, host.address());
+    return new EstateNode(name, CLUSTER + "-" + name, role, host.address(), pool);
   }
 
   private static void seedManagement(
@@ -151,25 +152,29 @@ public final class Estate implements AutoCloseable {
         "kthreesConfigSpec", Map.of("agentConfig", Map.of("airGapped", true)),
         "machineTemplate", Map.of("infrastructureRef", Map.of(
             "apiVersion", "infrastructure.cluster.x-k8s.io/v1beta1", "kind", "Metal3MachineTemplate", "name", CONTROL_PLANE)))));
-    Map<String, Object> workerTemplate = Map.of(
-        "metadata", Map.of("labels", Map.of("cluster.x-k8s.io/deployment-name", WORKER_POOL)),
-        "spec", Map.of(
-            "clusterName", CLUSTER,
-            "version", spec.fromVersion(),
-            "bootstrap", Map.of("configRef", CapiObjects.ref("bootstrap.cluster.x-k8s.io", "KThreesConfigTemplate", WORKER_POOL)),
-            "infrastructureRef", CapiObjects.ref("infrastructure.cluster.x-k8s.io", "Metal3MachineTemplate", WORKER_POOL)));
-    create(client, CapiObjects.object(CapiObjects.MACHINE_DEPLOYMENT, NAMESPACE, WORKER_POOL, clusterLabel, Map.of(
-        "clusterName", CLUSTER,
-        "replicas", spec.workers(),
-        "selector", Map.of("matchLabels", Map.of("cluster.x-k8s.io/deployment-name", WORKER_POOL)),
-        "template", workerTemplate)));
-    String machineSet = WORKER_POOL + "-7f9c8";
-    create(client, CapiObjects.object(CapiObjects.MACHINE_SET, NAMESPACE, machineSet,
-        Map.of("cluster.x-k8s.io/cluster-name", CLUSTER, "cluster.x-k8s.io/deployment-name", WORKER_POOL), Map.of(
-            "clusterName", CLUSTER,
-            "replicas", spec.workers(),
-            "selector", Map.of("matchLabels", Map.of("cluster.x-k8s.io/deployment-name", WORKER_POOL)),
-            "template", workerTemplate)));
+    for (int p = 0; p < spec.pools(); p++) {
+      String pool = spec.poolName(CLUSTER, p);
+      Map<String, Object> workerTemplate = Map.of(
+          "metadata", Map.of("labels", Map.of("cluster.x-k8s.io/deployment-name", pool)),
+          "spec", Map.of(
+              "clusterName", CLUSTER,
+              "version", spec.fromVersion(),
+              "bootstrap", Map.of("configRef", CapiObjects.ref("bootstrap.cluster.x-k8s.io", "KThreesConfigTemplate", pool)),
+              "infrastructureRef", CapiObjects.ref("infrastructure.cluster.x-k8s.io", "Metal3MachineTemplate", pool)));
+      Map<String, String> poolLabels = Map.of("cluster.x-k8s.io/cluster-name", CLUSTER, "cluster.x-k8s.io/deployment-name", pool);
+      create(client, CapiObjects.object(CapiObjects.MACHINE_DEPLOYMENT, NAMESPACE, pool, clusterLabel, Map.of(
+          "clusterName", CLUSTER,
+          "replicas", spec.workers(),
+          "selector", Map.of("matchLabels", Map.of("cluster.x-k8s.io/deployment-name", pool)),
+          "template", workerTemplate)));
+      GenericKubernetesResource machineSet = CapiObjects.object(CapiObjects.MACHINE_SET, NAMESPACE, machineSetOf(pool), poolLabels, Map.of(
+          "clusterName", CLUSTER,
+          "replicas", spec.workers(),
+          "selector", Map.of("matchLabels", Map.of("cluster.x-k8s.io/deployment-name", pool)),
+          "template", workerTemplate));
+      machineSet.getMetadata().setAnnotations(Map.of("machinedeployment.clusters.x-k8s.io/revision", "1"));
+      create(client, machineSet);
+    }
 
     for (EstateNode node : nodes) {
       Map<String, String> labels = new LinkedHashMap<>(clusterLabel);
@@ -177,8 +182,8 @@ public final class Estate implements AutoCloseable {
         labels.put("cluster.x-k8s.io/control-plane", "");
         labels.put("cluster.x-k8s.io/control-plane-name", CONTROL_PLANE);
       } else {
-        labels.put("cluster.x-k8s.io/deployment-name", WORKER_POOL);
-        labels.put("cluster.x-k8s.io/set-name", machineSet);
+        labels.put("cluster.x-k8s.io/deployment-name", node.pool());
+        labels.put("cluster.x-k8s.io/set-name", machineSetOf(node.pool()));
       }
       GenericKubernetesResource machine = CapiObjects.object(CapiObjects.MACHINE, NAMESPACE, node.machine(), labels, Map.of(
           "clusterName", CLUSTER,
@@ -194,6 +199,11 @@ public final class Estate implements AutoCloseable {
           "nodeInfo", Map.of("kubeletVersion", spec.fromVersion())));
       createWithStatus(client, CapiObjects.MACHINE, machine);
     }
+  }
+
+  /** The MachineSet the estate creates for a pool (revision 1). */
+  public static String machineSetOf(String pool) {
+    return pool + "-7f9c8";
   }
 
   private static void seedWorkload(KubernetesClient client, EstateSpec spec, List<EstateNode> nodes) {
@@ -324,6 +334,15 @@ public final class Estate implements AutoCloseable {
   public KubernetesClient workload() { return workload.client(); }
   public SandboxHosts hosts() { return hosts; }
   public List<EstateNode> nodes() { return nodes; }
+
+  /** The MachineDeployments of the cluster, in order. */
+  public List<String> pools() {
+    List<String> pools = new ArrayList<>();
+    for (int p = 0; p < spec.pools(); p++) {
+      pools.add(spec.poolName(CLUSTER, p));
+    }
+    return pools;
+  }
   public ClusterRef cluster() { return new ClusterRef(NAMESPACE, CLUSTER); }
 
   /** SSH settings a run uses for this estate: references to the Secrets, never their contents. */

@@ -1,19 +1,22 @@
 package dev.inplace.sandbox.demo;
 
-import dev.inplace.activities.capi.CapiResources;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.inplace.activities.capi.CapiResources;
 import dev.inplace.sandbox.estate.Estate;
 import dev.inplace.sandbox.release.FakeRelease;
-import dev.inplace.workflows.api.Artifact;
 import dev.inplace.worker.InplaceWorker;
 import dev.inplace.worker.TemporalConnection;
 import dev.inplace.worker.WorkerConfig;
+import dev.inplace.worker.crd.ControlPlaneUpgrade;
+import dev.inplace.worker.crd.UpgradePhase;
+import dev.inplace.workflows.api.Artifact;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -21,24 +24,33 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The demo scenario end to end: the in-process Temporal test server, the sandbox API servers, one
- * MINA SSH server per node running the rendered scripts with bash, and the kubelet simulator.
+ * The demo end to end: the in-process Temporal test server, the sandbox API servers, one MINA SSH
+ * server per node running the rendered scripts with bash, the kubelet simulator and the worker's
+ * watcher. Asserts the final state of every Node, Machine, CAPI object and host file.
  */
 class DemoIT {
+  private static final String CR_NAME = Estate.CLUSTER + "-control-plane";
 
   @TempDir Path dir;
 
-  @Test
-  void upgradesEveryNodeAndRollsBackTheOneWhoseRestartFails() throws Exception {
-    DemoOptions options = DemoOptions.parse("--workers", "3", "--binary-size-mib", "2", "--fail", "worker-1:restart");
+  /** The demo's run, with the estate still open so its final state can be inspected. */
+  private interface Check {
+    void verify(Estate estate, DemoSummary summary, String output) throws Exception;
+  }
+
+  private void demo(Check check, String... args) throws Exception {
+    DemoOptions options = DemoOptions.parse(args);
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
     try (Estate estate = Estate.create(dir.resolve("estate"), options.estateSpec())) {
-      estate.arm("worker-1", dev.inplace.workflows.api.UpgradeStep.RESTART);
+      for (DemoOptions.Fault fault : options.faults()) {
+        estate.arm(fault.node(), fault.step());
+      }
       WorkerConfig config = WorkerConfig.embedded(dir.resolve("cache"));
       DemoSummary summary;
       try (TemporalConnection temporal = TemporalConnection.open(config);
@@ -47,42 +59,127 @@ class DemoIT {
         summary = new DemoRun(estate, temporal.client(), config.taskQueue(), options,
             new PrintStream(printed, true, StandardCharsets.UTF_8)).run();
       }
-      String output = printed.toString(StandardCharsets.UTF_8);
-
-      assertEquals(4, summary.nodes(), output);
-      assertEquals(3, summary.upgraded(), output);
-      assertEquals(1, summary.failed(), output);
-      assertEquals(1, summary.rolledBack(), output);
-      NodeOutcome failed = summary.results().stream().filter(o -> o.node().equals("worker-1")).findFirst().orElseThrow();
-      assertEquals("restart", failed.failedStep());
-      assertEquals("ServiceRestartFailed", failed.reason());
-      assertTrue(output.indexOf("cp-0") < output.indexOf("worker-0"), "control plane goes first:\n" + output);
-
-      FakeRelease from = estate.releases().release(options.from());
-      FakeRelease to = estate.releases().release(options.to());
-      for (Estate.EstateNode node : estate.nodes()) {
-        boolean rolledBack = node.name().equals("worker-1");
-        String expected = rolledBack ? options.from() : options.to();
-        Node n = estate.workload().nodes().withName(node.name()).get();
-        assertEquals(expected, n.getStatus().getNodeInfo().getKubeletVersion(), node.name());
-        assertFalse(Boolean.TRUE.equals(n.getSpec().getUnschedulable()), node.name() + " must be schedulable");
-        assertTrue(n.getStatus().getConditions().stream().anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True")));
-        // JSON merge patch removes the key on a real API server; the mock keeps it with a null value.
-        assertEquals(null, n.getMetadata().getAnnotations() == null ? null
-            : n.getMetadata().getAnnotations().get("upgrade.inplace.dev/cordoned-by"), node.name());
-
-        GenericKubernetesResource machine =
-            estate.management().genericKubernetesResources(CapiResources.MACHINE).inNamespace(Estate.NAMESPACE).withName(node.machine()).get();
-        assertEquals(expected, ((Map<?, ?>) machine.getAdditionalProperties().get("spec")).get("version"), node.machine());
-
-        Path root = estate.hostRoot(node.name());
-        Artifact binary = (rolledBack ? from : to).binary();
-        assertEquals(binary.sha256(), sha256(root.resolve("usr/local/bin/k3s")), node.name() + " binary");
-        Path newImages = root.resolve(to.images().installPath().substring(1));
-        assertEquals(!rolledBack, Files.exists(newImages), node.name() + " image archive of the target");
-      }
-      assertNotEquals(from.binary().sha256(), to.binary().sha256());
+      check.verify(estate, summary, printed.toString(StandardCharsets.UTF_8));
     }
+  }
+
+  @Test
+  void upgradesTheClusterThroughItsResourcesAndSkipsTheNodeWhoseRestartFails() throws Exception {
+    demo(
+        (estate, summary, output) -> {
+          assertEquals(7, summary.nodes(), output);
+          assertEquals(6, summary.upgraded(), output);
+          assertEquals(1, summary.failed(), output);
+          assertEquals(1, summary.rolledBack(), output);
+          NodeOutcome failed = outcome(summary, "worker-b-1");
+          assertEquals("restart", failed.failedStep());
+          assertEquals("ServiceRestartFailed", failed.reason());
+          assertControlPlaneFinishedBeforeAnyWorkerStarted(estate);
+
+          assertNodesAndHosts(estate, List.of("worker-b-1"));
+          String from = estate.spec().fromVersion();
+          String to = estate.spec().toVersion();
+          assertEquals(to, spec(estate, CapiResources.KTHREES_CONTROL_PLANE, Estate.CONTROL_PLANE).get("version"));
+          assertEquals(to, templateVersion(estate, CapiResources.MACHINE_DEPLOYMENT, "edge-1-workers-a"));
+          assertEquals(to, templateVersion(estate, CapiResources.MACHINE_SET, Estate.machineSetOf("edge-1-workers-a")));
+          // A pool with a node left behind is not recorded as upgraded: no template claims what is not true.
+          assertEquals(from, templateVersion(estate, CapiResources.MACHINE_DEPLOYMENT, "edge-1-workers-b"));
+          assertEquals(from, templateVersion(estate, CapiResources.MACHINE_SET, Estate.machineSetOf("edge-1-workers-b")));
+          for (String pool : estate.pools()) {
+            assertNoInplaceAnnotations(estate, CapiResources.MACHINE_DEPLOYMENT, pool);
+          }
+          assertNoInplaceAnnotations(estate, CapiResources.KTHREES_CONTROL_PLANE, Estate.CONTROL_PLANE);
+
+          ControlPlaneUpgrade cr =
+              estate.management().resources(ControlPlaneUpgrade.class).inNamespace(Estate.NAMESPACE).withName(CR_NAME).get();
+          assertEquals(UpgradePhase.SUCCEEDED, cr.getStatus().getPhase());
+          assertTrue(cr.getStatus().getEtcdSnapshot().startsWith("inplace-pre-"), cr.getStatus().getEtcdSnapshot());
+          assertTrue(Files.list(estate.hostRoot("cp-0").resolve("var/lib/rancher/k3s/server/db/snapshots"))
+              .anyMatch(f -> f.getFileName().toString().startsWith(cr.getStatus().getEtcdSnapshot())), "snapshot file on cp-0");
+        },
+        "--control-planes", "3", "--pools", "2", "--workers", "2", "--binary-size-mib", "2",
+        "--fail", "worker-b-1:restart", "--on-failure", "skip", "--ready-timeout", "10");
+  }
+
+  @Test
+  void retryingAHaltedNodeAfterItsFaultIsClearedUpgradesEveryNode() throws Exception {
+    demo(
+        (estate, summary, output) -> {
+          assertEquals(3, summary.nodes(), output);
+          assertEquals(3, summary.upgraded(), output);
+          assertEquals(0, summary.failed(), output);
+          assertTrue(output.contains("worker-1 failed at verify (VerifyTimeout); clearing the fault and retrying"), output);
+          assertNodesAndHosts(estate, List.of());
+          assertEquals(estate.spec().toVersion(), templateVersion(estate, CapiResources.MACHINE_DEPLOYMENT, "edge-1-workers"));
+        },
+        "--mode", "workflows", "--control-planes", "1", "--pools", "1", "--workers", "2", "--binary-size-mib", "2",
+        "--fail", "worker-1:verify", "--on-failure", "retry", "--ready-timeout", "5");
+  }
+
+  /** From the resources' node tables: the last control plane finished before the first worker started. */
+  private static void assertControlPlaneFinishedBeforeAnyWorkerStarted(Estate estate) {
+    var cp = estate.management().resources(ControlPlaneUpgrade.class).inNamespace(Estate.NAMESPACE).withName(CR_NAME).get();
+    var workers = estate.management().resources(dev.inplace.worker.crd.WorkersUpgrade.class)
+        .inNamespace(Estate.NAMESPACE).withName(Estate.CLUSTER + "-workers").get();
+    java.time.Instant lastControlPlane = cp.getStatus().getNodes().stream()
+        .map(n -> java.time.Instant.parse(n.getFinished())).max(java.util.Comparator.naturalOrder()).orElseThrow();
+    java.time.Instant firstWorker = workers.getStatus().getNodes().stream()
+        .filter(n -> n.getStarted() != null)
+        .map(n -> java.time.Instant.parse(n.getStarted())).min(java.util.Comparator.naturalOrder()).orElseThrow();
+    assertTrue(!firstWorker.isBefore(lastControlPlane),
+        "a worker started at " + firstWorker + " before the control plane finished at " + lastControlPlane);
+  }
+
+  /** Every Node Ready, schedulable, at its expected version, with Machine and host files to match. */
+  private static void assertNodesAndHosts(Estate estate, List<String> rolledBack) throws Exception {
+    FakeRelease from = estate.releases().release(estate.spec().fromVersion());
+    FakeRelease to = estate.releases().release(estate.spec().toVersion());
+    for (Estate.EstateNode node : estate.nodes()) {
+      boolean back = rolledBack.contains(node.name());
+      String expected = back ? from.version() : to.version();
+      Node n = estate.workload().nodes().withName(node.name()).get();
+      assertEquals(expected, n.getStatus().getNodeInfo().getKubeletVersion(), node.name());
+      assertFalse(Boolean.TRUE.equals(n.getSpec().getUnschedulable()), node.name() + " must be schedulable");
+      assertTrue(n.getStatus().getConditions().stream().anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True")));
+      // JSON merge patch removes the key on a real API server; the mock keeps it with a null value.
+      assertNull(annotations(n.getMetadata().getAnnotations()).get("upgrade.inplace.dev/cordoned-by"), node.name());
+
+      assertEquals(expected, spec(estate, CapiResources.MACHINE, node.machine()).get("version"), node.machine());
+      assertNoInplaceAnnotations(estate, CapiResources.MACHINE, node.machine());
+
+      Path root = estate.hostRoot(node.name());
+      Artifact binary = (back ? from : to).binary();
+      assertEquals(binary.sha256(), sha256(root.resolve("usr/local/bin/k3s")), node.name() + " binary");
+      assertEquals(!back, Files.exists(root.resolve(to.images().installPath().substring(1))), node.name() + " new images");
+    }
+  }
+
+  private static void assertNoInplaceAnnotations(Estate estate, ResourceDefinitionContext type, String name) {
+    Map<String, String> annotations = annotations(object(estate, type, name).getMetadata().getAnnotations());
+    for (String key : List.of("cluster.x-k8s.io/skip-remediation", "cluster.x-k8s.io/paused", "upgrade.inplace.dev/paused-by")) {
+      assertNull(annotations.get(key), name + " still carries " + key);
+    }
+  }
+
+  private static Map<String, String> annotations(Map<String, String> annotations) {
+    return annotations == null ? Map.of() : annotations;
+  }
+
+  private static GenericKubernetesResource object(Estate estate, ResourceDefinitionContext type, String name) {
+    return estate.management().genericKubernetesResources(type).inNamespace(Estate.NAMESPACE).withName(name).get();
+  }
+
+  private static Map<?, ?> spec(Estate estate, ResourceDefinitionContext type, String name) {
+    return (Map<?, ?>) object(estate, type, name).getAdditionalProperties().get("spec");
+  }
+
+  private static Object templateVersion(Estate estate, ResourceDefinitionContext type, String name) {
+    Map<?, ?> template = (Map<?, ?>) spec(estate, type, name).get("template");
+    return ((Map<?, ?>) template.get("spec")).get("version");
+  }
+
+  private static NodeOutcome outcome(DemoSummary summary, String node) {
+    return summary.results().stream().filter(o -> o.node().equals(node)).findFirst().orElseThrow();
   }
 
   private static String sha256(Path file) throws Exception {

@@ -1,0 +1,125 @@
+package dev.inplace.worker.watch;
+
+import dev.inplace.worker.crd.InplaceCrds;
+import dev.inplace.worker.crd.UpgradeStatus;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.UnaryOperator;
+
+/**
+ * Writes what the watcher owns on a CR: its status (through the status subresource) and its
+ * finalizer. Every write starts from the object as stored now and carries its resourceVersion; on
+ * a conflict (409) it reads again and recomputes, so a concurrent change is never overwritten.
+ */
+final class StatusWriter {
+  private static final int ATTEMPTS = 5;
+
+  private final KubernetesClient client;
+
+  StatusWriter(KubernetesClient client) {
+    this.client = client;
+  }
+
+  /** The status replaced and the one written (equal when nothing changed and nothing was written). */
+  record Written(UpgradeStatus before, UpgradeStatus after, boolean changed) {}
+
+  /**
+   * Computes the next status from the stored one and writes it if it differs. Returns null when the
+   * CR is gone (or was replaced by another of the same name).
+   */
+  <T extends CustomResource<?, UpgradeStatus>> Written writeStatus(T cr, UnaryOperator<UpgradeStatus> next) {
+    for (int attempt = 1; ; attempt++) {
+      T stored = read(cr);
+      if (stored == null) {
+        return null;
+      }
+      UpgradeStatus before = stored.getStatus();
+      UpgradeStatus after = next.apply(before == null ? null : StatusBuilder.copy(before));
+      if (same(before, after)) {
+        return new Written(before, after, false);
+      }
+      stored.setStatus(after);
+      try {
+        client.resource(stored).updateStatus();
+        return new Written(before, after, true);
+      } catch (KubernetesClientException e) {
+        if (e.getCode() == 404) {
+          return null;
+        }
+        if (e.getCode() != 409 || attempt >= ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** Adds the finalizer; false when the CR is gone or already being deleted. */
+  <T extends CustomResource<?, UpgradeStatus>> boolean addFinalizer(T cr) {
+    return editFinalizers(cr, true);
+  }
+
+  /** Removes the finalizer: a CR being deleted then goes away. */
+  <T extends CustomResource<?, UpgradeStatus>> boolean removeFinalizer(T cr) {
+    return editFinalizers(cr, false);
+  }
+
+  private <T extends CustomResource<?, UpgradeStatus>> boolean editFinalizers(T cr, boolean add) {
+    for (int attempt = 1; ; attempt++) {
+      T stored = read(cr);
+      if (stored == null) {
+        return false;
+      }
+      List<String> finalizers = new ArrayList<>(stored.getMetadata().getFinalizers());
+      boolean has = finalizers.contains(InplaceCrds.FINALIZER);
+      if (add && stored.getMetadata().getDeletionTimestamp() != null) {
+        return false;
+      }
+      if (has == add) {
+        return true;
+      }
+      if (add) {
+        finalizers.add(InplaceCrds.FINALIZER);
+      } else {
+        finalizers.remove(InplaceCrds.FINALIZER);
+      }
+      stored.getMetadata().setFinalizers(finalizers);
+      try {
+        client.resource(stored).update();
+        return true;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() == 404) {
+          return false;
+        }
+        if (e.getCode() != 409 || attempt >= ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** The CR as stored now, or null if it is gone or is another object of the same name. */
+  @SuppressWarnings("unchecked") // the stored object has the class it was asked for
+  <T extends CustomResource<?, UpgradeStatus>> T read(T cr) {
+    T stored =
+        (T) client.resources(cr.getClass())
+            .inNamespace(cr.getMetadata().getNamespace())
+            .withName(cr.getMetadata().getName())
+            .get();
+    if (stored == null || !Objects.equals(stored.getMetadata().getUid(), cr.getMetadata().getUid())) {
+      return null;
+    }
+    return stored;
+  }
+
+  private static boolean same(UpgradeStatus a, UpgradeStatus b) {
+    if (a == null || b == null) {
+      return a == b;
+    }
+    return Serialization.jsonMapper().valueToTree(a).equals(Serialization.jsonMapper().valueToTree(b));
+  }
+}

@@ -1,0 +1,179 @@
+package dev.inplace.worker.watch;
+
+import dev.inplace.activities.capi.ClusterApiActivitiesImpl;
+import dev.inplace.activities.kube.KubeClients;
+import dev.inplace.worker.watch.WatcherOptions.LeaderElection;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import io.temporal.client.WorkflowClient;
+import java.time.Clock;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ControlPlaneUpgrade/WorkersUpgrade watcher: turns each custom resource into its workflow
+ * run(s) and mirrors them back into its status (see docs/crd-reference.md). With leader election
+ * only the replica holding the Lease acts; the others wait to take over.
+ *
+ * <pre>{@code
+ * try (UpgradeWatcher watcher =
+ *     UpgradeWatcher.start(management, temporal.client(), config.taskQueue(), WatcherOptions.defaults())) {
+ *   ... // apply ControlPlaneUpgrade / WorkersUpgrade objects, read their status
+ * }
+ * }</pre>
+ */
+public final class UpgradeWatcher implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(UpgradeWatcher.class);
+
+  private final KubernetesClient management;
+  private final WatcherOptions options;
+  private final KubeClients kubeClients;
+  private final Reconciler reconciler;
+  private final ExecutorService electionThreads;
+  private final Object lock = new Object();
+  private WatchLoop loop;
+  private CompletableFuture<?> election;
+  private volatile boolean closed;
+
+  private UpgradeWatcher(KubernetesClient management, WorkflowClient client, String taskQueue, WatcherOptions options) {
+    this.management = management;
+    this.options = options;
+    this.kubeClients = new KubeClients(management);
+    String identity = options.leaderElection() == null ? "inplace-worker" : options.leaderElection().identity();
+    this.reconciler =
+        new Reconciler(
+            management,
+            new SpecResolver(management, new ClusterApiActivitiesImpl(kubeClients)),
+            new RunStarter(client, taskQueue),
+            new RunObserver(client),
+            new StatusWriter(management),
+            new UpgradeEvents(management, identity),
+            options,
+            Clock.systemUTC());
+    this.electionThreads =
+        Executors.newCachedThreadPool(
+            r -> {
+              Thread t = new Thread(r, "inplace-leader-election");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  /**
+   * Starts watching. Without leader election the watcher acts at once; with it, once this process
+   * holds the Lease.
+   *
+   * @param management the management cluster (where the CRs, Clusters, Machines and Secrets are)
+   * @param client the Temporal client runs are started with
+   * @param taskQueue the task queue the worker polls
+   */
+  public static UpgradeWatcher start(
+      KubernetesClient management, WorkflowClient client, String taskQueue, WatcherOptions options) {
+    UpgradeWatcher watcher = new UpgradeWatcher(management, client, taskQueue, options);
+    if (options.leaderElection() == null) {
+      watcher.lead();
+    } else {
+      watcher.elect();
+    }
+    return watcher;
+  }
+
+  /** Whether this process is acting on CRs now. */
+  public boolean isLeading() {
+    synchronized (lock) {
+      return loop != null;
+    }
+  }
+
+  private void elect() {
+    LeaderElection e = options.leaderElection();
+    LeaderElector elector =
+        new LeaderElector(
+            management,
+            new LeaderElectionConfigBuilder()
+                .withName(e.leaseName())
+                .withLock(new LeaseLock(e.leaseNamespace(), e.leaseName(), e.identity()))
+                .withLeaseDuration(e.leaseDuration())
+                .withRenewDeadline(e.renewDeadline())
+                .withRetryPeriod(e.retryPeriod())
+                .withReleaseOnCancel(true)
+                .withLeaderCallbacks(
+                    new LeaderCallbacks(
+                        this::lead,
+                        this::follow,
+                        leader -> log.info("watcher leader is now {}", leader)))
+                .build(),
+            electionThreads);
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      election = elector.start();
+      election.whenComplete(
+          (ignored, error) -> {
+            // Leadership lost (or never won before an error): compete again unless closing.
+            if (!closed) {
+              electionThreads.execute(this::elect);
+            }
+          });
+    }
+    log.info("competing for Lease {}/{} as {}", e.leaseNamespace(), e.leaseName(), e.identity());
+  }
+
+  private void lead() {
+    synchronized (lock) {
+      if (closed || loop != null) {
+        return;
+      }
+      log.info("acting on ControlPlaneUpgrade and WorkersUpgrade resources");
+      loop = new WatchLoop(management, reconciler, options);
+      loop.start();
+    }
+  }
+
+  /** Lost the Lease: stop acting at once, another replica takes over. */
+  private void follow() {
+    if (stop() && !closed) {
+      log.warn("lost the watcher Lease: no longer acting on custom resources");
+    }
+  }
+
+  private boolean stop() {
+    WatchLoop stopping;
+    synchronized (lock) {
+      stopping = loop;
+      loop = null;
+    }
+    if (stopping != null) {
+      stopping.close();
+    }
+    return stopping != null;
+  }
+
+  @Override
+  public void close() {
+    CompletableFuture<?> running;
+    synchronized (lock) {
+      closed = true;
+      running = election;
+    }
+    if (running != null) {
+      running.cancel(true); // releases the Lease
+    }
+    stop();
+    electionThreads.shutdownNow();
+    try {
+      electionThreads.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    kubeClients.close();
+  }
+}

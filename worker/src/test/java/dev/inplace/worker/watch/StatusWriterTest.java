@@ -1,0 +1,60 @@
+package dev.inplace.worker.watch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.inplace.worker.crd.ControlPlaneUpgrade;
+import dev.inplace.worker.crd.ControlPlaneUpgradeSpec;
+import dev.inplace.worker.crd.UpgradePhase;
+import dev.inplace.worker.crd.UpgradeStatus;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import org.junit.jupiter.api.Test;
+
+/** A status write that meets a conflict (409) reads the object again and writes on top of what it finds. */
+@EnableKubernetesMockClient(https = false)
+class StatusWriterTest {
+  private static final String PATH = "/apis/upgrade.inplace.dev/v1alpha1/namespaces/fleet/controlplaneupgrades/cr";
+
+  KubernetesMockServer server;
+  KubernetesClient client;
+
+  private static ControlPlaneUpgrade stored(String resourceVersion, String message) {
+    ControlPlaneUpgrade cr = TestEstate.controlPlaneUpgrade("cr", new ControlPlaneUpgradeSpec());
+    cr.getMetadata().setUid("uid-1");
+    cr.getMetadata().setResourceVersion(resourceVersion);
+    cr.setStatus(new UpgradeStatus().setMessage(message));
+    return cr;
+  }
+
+  @Test
+  void aConflictIsAnsweredByReadingAgainAndWritingOnTheNewVersion() throws Exception {
+    Status conflict = new StatusBuilder().withCode(409).withReason("Conflict").withMessage("the object has been modified").build();
+    server.expect().get().withPath(PATH).andReturn(200, stored("1", "before")).once();
+    server.expect().put().withPath(PATH + "/status").andReturn(409, conflict).once();
+    server.expect().get().withPath(PATH).andReturn(200, stored("2", "written by someone else")).once();
+    server.expect().put().withPath(PATH + "/status").andReturn(200, stored("3", "mine")).once();
+
+    StatusWriter.Written written =
+        new StatusWriter(client).writeStatus(stored("1", "before"), previous -> {
+          previous.setPhase(UpgradePhase.RUNNING);
+          return previous;
+        });
+
+    assertTrue(written.changed());
+    assertEquals("written by someone else", written.before().getMessage(), "the next status builds on the latest one");
+    assertEquals(4, server.getRequestCount());
+    server.takeRequest(); // GET
+    server.takeRequest(); // PUT, refused
+    server.takeRequest(); // GET again
+    RecordedRequest retry = server.takeRequest();
+    assertEquals("PUT", retry.getMethod());
+    String body = retry.getBody().readUtf8();
+    assertTrue(body.contains("\"resourceVersion\":\"2\""), body);
+    assertTrue(body.contains("\"phase\":\"Running\""), body);
+  }
+}
