@@ -1,16 +1,11 @@
 package dev.inplace.worker;
 
-import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
+import dev.inplace.workflows.client.TemporalClients;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
-import io.temporal.serviceclient.SimpleSslContextBuilder;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.testserver.TestServer;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,27 +42,12 @@ public final class TemporalConnection implements AutoCloseable {
       SearchAttributeRegistration.ensure(stubs, config.temporalNamespace());
       return connection;
     }
-    WorkflowServiceStubsOptions.Builder options =
-        WorkflowServiceStubsOptions.newBuilder().setTarget(config.temporalAddress().get());
-    if (config.temporalTlsCert().isPresent()) {
-      options.setSslContext(mutualTls(config));
-    } else if (config.temporalApiKey().isPresent()) {
-      options.setEnableHttps(true);
-    }
-    config.temporalApiKey().ifPresent(key -> options.addApiKey(() -> key));
     log.info("connecting to Temporal at {} namespace {}", config.temporalAddress().get(), config.temporalNamespace());
-    WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(options.build());
+    WorkflowServiceStubs stubs =
+        TemporalClients.connect(
+            config.temporalAddress().get(), config.temporalApiKey(), config.temporalTlsCert(), config.temporalTlsKey());
     SearchAttributeRegistration.ensure(stubs, config.temporalNamespace());
     return new TemporalConnection(stubs, config.temporalNamespace(), null);
-  }
-
-  private static SslContext mutualTls(WorkerConfig config) {
-    try (InputStream cert = Files.newInputStream(config.temporalTlsCert().orElseThrow());
-        InputStream key = Files.newInputStream(config.temporalTlsKey().orElseThrow())) {
-      return SimpleSslContextBuilder.forPKCS8(cert, key).build();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read Temporal TLS client certificate or key", e);
-    }
   }
 
   public WorkflowClient client() {

@@ -1,0 +1,185 @@
+package dev.inplace.starter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.inplace.workflows.api.ClusterRef;
+import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow;
+import dev.inplace.workflows.api.NodePhase;
+import dev.inplace.workflows.api.NodeRole;
+import dev.inplace.workflows.api.NodeStatus;
+import dev.inplace.workflows.api.UpgradeProgress;
+import dev.inplace.workflows.api.UpgradeProgress.RunPhase;
+import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
+import dev.inplace.workflows.api.WorkflowIds;
+import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.testing.TestWorkflowExtension;
+import io.temporal.worker.Worker;
+import io.temporal.workflow.Workflow;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+class InplaceCliTest {
+  static final List<Object> requests = new CopyOnWriteArrayList<>();
+
+  @RegisterExtension
+  static final TestWorkflowExtension testWorkflow =
+      TestWorkflowExtension.newBuilder()
+          .registerWorkflowImplementationTypes(RecordingWorkers.class, RecordingControlPlane.class)
+          .registerSearchAttribute("InplaceCluster", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
+          .registerSearchAttribute("InplaceKind", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
+          .registerSearchAttribute("InplaceTargetVersion", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
+          .setDoNotStart(true)
+          .build();
+
+  @TempDir Path dir;
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  /** The operator controls of the stand-in runs: a pause flag, an abort, skipped nodes. */
+  public abstract static class RecordingControls implements dev.inplace.workflows.api.UpgradeControls {
+    protected boolean paused;
+    protected boolean aborted;
+    private final List<String> skipped = new ArrayList<>();
+
+    @Override public String pause() { paused = true; return "paused"; }
+    @Override public void validatePause() { if (paused) { throw new IllegalStateException("already paused"); } }
+    @Override public String resume() { paused = false; return "resumed"; }
+    @Override public void validateResume() {}
+    @Override public String abort() { aborted = true; return "aborting"; }
+    @Override public void validateAbort() {}
+    @Override public String setMaxUnavailable(String v) { return "window " + v; }
+    @Override public void validateSetMaxUnavailable(String v) {}
+    @Override public String retryNode(String node) { return "retrying " + node; }
+    @Override public void validateRetryNode(String node) {}
+    @Override public String skipNode(String node) { skipped.add(node); return "skipped " + node; }
+    @Override public void validateSkipNode(String node) {}
+
+    @Override
+    public UpgradeProgress progress() {
+      return new UpgradeProgress("WorkersUpgrade", new ClusterRef("fleet", "edge-1"), "v1.31.2+k3s1",
+          paused ? RunPhase.PAUSED : RunPhase.UPGRADING, "", paused, "1", 1, 2, 1, 0, skipped.size(), 1, null,
+          List.of(new NodeStatus("m-0", "worker-0", NodeRole.WORKER, NodePhase.UPGRADED, null, 0, 0, "", "done", ""),
+              new NodeStatus("m-1", "worker-1", NodeRole.WORKER, NodePhase.UPGRADING, null, 0, 0, "", "", "")));
+    }
+  }
+
+  /** A stand-in WorkersUpgrade: records its request and ends when aborted. */
+  public static class RecordingWorkers extends RecordingControls implements WorkersUpgradeWorkflow {
+    @Override
+    public WorkersUpgradeResult upgrade(WorkersUpgradeRequest request) {
+      requests.add(request);
+      Workflow.await(() -> aborted);
+      return new WorkersUpgradeResult(request.cluster(), request.machineDeployment(), "v1.31.2+k3s1", 0, 0, 0, true, 1, List.of());
+    }
+  }
+
+  /** A stand-in ControlPlaneUpgrade that records its request and returns. */
+  public static class RecordingControlPlane extends RecordingControls implements ControlPlaneUpgradeWorkflow {
+    @Override
+    public ControlPlaneUpgradeResult upgrade(ControlPlaneUpgradeRequest request) {
+      requests.add(request);
+      return new ControlPlaneUpgradeResult(request.cluster(), request.template().targetVersion(), "", 0, 0, 0, false, List.of());
+    }
+  }
+
+  private int cli(TestWorkflowEnvironment env, Worker worker, String... args) {
+    InplaceCli cli = new InplaceCli(env.getWorkflowClient(), worker.getTaskQueue(),
+        new PrintStream(out, true, StandardCharsets.UTF_8), 20);
+    return cli.execute(List.of(args), new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  private String workersRun(TestWorkflowEnvironment env, Worker worker) {
+    env.start();
+    String id = WorkflowIds.workersUpgrade("fleet", "edge-1", "edge-1-workers", "v1.31.2+k3s1");
+    WorkersUpgradeWorkflow run = env.getWorkflowClient().newWorkflowStub(WorkersUpgradeWorkflow.class,
+        WorkflowOptions.newBuilder().setWorkflowId(id).setTaskQueue(worker.getTaskQueue()).build());
+    WorkflowClient.start(run::upgrade, new WorkersUpgradeWorkflow.WorkersUpgradeRequest(
+        new ClusterRef("fleet", "edge-1"), "edge-1-workers", null, "1", null, 0, 0, null, null));
+    return id;
+  }
+
+  @Test
+  void pauseShowsInStatusAndAbortEndsTheRun(TestWorkflowEnvironment env, Worker worker) {
+    String id = workersRun(env, worker);
+
+    assertEquals(0, cli(env, worker, "pause", id), err.toString());
+    assertEquals(0, cli(env, worker, "status", id), err.toString());
+    assertEquals(0, cli(env, worker, "skip", id, "worker-1"), err.toString());
+    assertEquals(0, cli(env, worker, "abort", id), err.toString());
+    assertEquals(0, cli(env, worker, "watch", id), err.toString());
+
+    String printed = out.toString(StandardCharsets.UTF_8);
+    assertTrue(printed.contains("paused"), printed);
+    assertTrue(printed.contains("PAUSED (paused)"), printed);
+    assertTrue(printed.contains("worker-1"), printed);
+    assertTrue(printed.contains("skipped worker-1"), printed);
+  }
+
+  @Test
+  void aRefusedUpdateExitsOneWithTheValidatorsReason(TestWorkflowEnvironment env, Worker worker) {
+    String id = workersRun(env, worker);
+    cli(env, worker, "pause", id);
+
+    assertEquals(1, cli(env, worker, "pause", id));
+    assertTrue(err.toString().contains("already paused"), err.toString());
+    cli(env, worker, "abort", id);
+  }
+
+  @Test
+  void upgradeControlPlaneStartsARunWithTheCatalogueArtifacts(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    env.start();
+    Path catalogue = Files.writeString(dir.resolve("releases.json"), """
+        {"releases":[{"version":"v1.31.2+k3s1","distribution":"K3S","arch":"amd64","artifacts":[
+          {"name":"k3s","kind":"BINARY","source":"/srv/k3s","sha256":"%s","sizeBytes":10,
+           "installPath":"/usr/local/bin/k3s","mode":"0755"}]}]}""".formatted("ab".repeat(32)));
+
+    int code = cli(env, worker, "upgrade", "controlplane", "--cluster", "fleet/edge-1", "--version", "v1.31.2+k3s1",
+        "--catalogue", catalogue.toString(), "--ssh-user", "inplace", "--ssh-key-secret", "edge-1-ssh-key",
+        "--known-hosts-secret", "edge-1-known-hosts");
+
+    assertEquals(0, code, err.toString());
+    String id = WorkflowIds.controlPlaneUpgrade("fleet", "edge-1", "v1.31.2+k3s1");
+    env.getWorkflowClient().newUntypedWorkflowStub(id).getResult(ControlPlaneUpgradeWorkflow.ControlPlaneUpgradeResult.class);
+    var request = (ControlPlaneUpgradeWorkflow.ControlPlaneUpgradeRequest) requests.stream()
+        .filter(r -> r instanceof ControlPlaneUpgradeWorkflow.ControlPlaneUpgradeRequest).reduce((a, b) -> b).orElseThrow();
+    assertEquals("ab".repeat(32), request.template().artifacts().get(0).sha256());
+    assertEquals("edge-1-ssh-key", request.template().ssh().privateKeySecret());
+    assertTrue(out.toString().contains("started " + id), out.toString());
+  }
+
+  @Test
+  void usageErrorsExitTwoAndSendNothing(TestWorkflowEnvironment env, Worker worker) {
+    env.start();
+    assertEquals(2, cli(env, worker, "frobnicate"));
+    assertEquals(2, cli(env, worker, "pause"));
+    assertEquals(2, cli(env, worker, "pause", "node-upgrade/fleet/m/v1"));
+    assertEquals(2, cli(env, worker, "upgrade", "workers", "--cluster", "edge-1", "--version", "v1.31.2"));
+    assertEquals(2, cli(env, worker, "upgrade", "controlplane", "--bogus", "x"));
+    assertTrue(err.toString().contains("--cluster needs NAMESPACE/NAME"), err.toString());
+    assertTrue(err.toString().contains("unknown option '--bogus'"), err.toString());
+  }
+
+  @Test
+  void withoutATemporalAddressItSaysWhatToSet() {
+    ByteArrayOutputStream e = new ByteArrayOutputStream();
+    int code = InplaceCli.run(List.of("status", "x"), Map.of(), new PrintStream(out), new PrintStream(e, true, StandardCharsets.UTF_8));
+    assertEquals(2, code);
+    assertNotNull(e.toString());
+    assertTrue(e.toString().contains("TEMPORAL_ADDRESS"), e.toString());
+  }
+}
