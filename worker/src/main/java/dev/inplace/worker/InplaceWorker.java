@@ -48,7 +48,7 @@ public final class InplaceWorker implements AutoCloseable {
     worker.registerWorkflowImplementationTypes(
         NodeUpgradeWorkflowImpl.class, ControlPlaneUpgradeWorkflowImpl.class, WorkersUpgradeWorkflowImpl.class);
     worker.registerActivitiesImplementations(
-        new HostActivitiesImpl(ssh, new ArtifactCache(artifactCache), HostDistribution.k3s()),
+        new HostActivitiesImpl(ssh, new ArtifactCache(artifactCache), HostDistribution.all()),
         new NodeActivitiesImpl(kubeClients),
         new ClusterApiActivitiesImpl(kubeClients));
     factory.start();

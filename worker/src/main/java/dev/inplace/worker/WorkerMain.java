@@ -1,5 +1,7 @@
 package dev.inplace.worker;
 
+import dev.inplace.worker.extension.CapiExtension;
+import dev.inplace.worker.extension.ExtensionOptions;
 import dev.inplace.worker.watch.UpgradeWatcher;
 import dev.inplace.worker.watch.WatcherOptions;
 import io.fabric8.kubernetes.client.Config;
@@ -22,9 +24,11 @@ public final class WorkerMain {
   public static void main(String[] args) throws InterruptedException {
     WorkerConfig config;
     Optional<WatcherOptions> watcherOptions;
+    Optional<ExtensionOptions> extensionOptions;
     try {
       config = WorkerConfig.fromEnvironment(System.getenv());
       watcherOptions = WatcherOptions.fromEnvironment(System.getenv());
+      extensionOptions = ExtensionOptions.fromEnvironment(System.getenv());
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage());
       System.exit(2);
@@ -40,12 +44,20 @@ public final class WorkerMain {
         watcherOptions
             .map(options -> UpgradeWatcher.start(management, temporal.client(), config.taskQueue(), options))
             .orElse(null);
+    // The CAPI runtime extension (CanUpdateMachine, CanUpdateMachineSet, UpdateMachine); on with INPLACE_EXTENSION=true.
+    CapiExtension extension =
+        extensionOptions
+            .map(options -> CapiExtension.start(options, management, temporal.client(), config.taskQueue()))
+            .orElse(null);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
                   log.info("stopping inplace worker");
+                  if (extension != null) {
+                    extension.close();
+                  }
                   if (watcher != null) {
                     watcher.close();
                   }

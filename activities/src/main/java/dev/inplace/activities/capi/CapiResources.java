@@ -13,6 +13,7 @@ import java.util.List;
 public final class CapiResources {
   public static final String CORE_GROUP = "cluster.x-k8s.io";
   public static final String CONTROL_PLANE_GROUP = "controlplane.cluster.x-k8s.io";
+  public static final String BOOTSTRAP_GROUP = "bootstrap.cluster.x-k8s.io";
   public static final String VERSION = "v1beta2";
 
   /** On every object of a cluster (Machines, MachineSets, MachineDeployments, Secrets). */
@@ -39,6 +40,14 @@ public final class CapiResources {
       namespaced(CONTROL_PLANE_GROUP, "KThreesControlPlane", "kthreescontrolplanes");
   public static final ResourceDefinitionContext KUBEADM_CONTROL_PLANE =
       namespaced(CONTROL_PLANE_GROUP, "KubeadmControlPlane", "kubeadmcontrolplanes");
+
+  public static final ResourceDefinitionContext KUBEADM_CONFIG =
+      namespaced(BOOTSTRAP_GROUP, "KubeadmConfig", "kubeadmconfigs");
+  public static final ResourceDefinitionContext KUBEADM_CONFIG_TEMPLATE =
+      namespaced(BOOTSTRAP_GROUP, "KubeadmConfigTemplate", "kubeadmconfigtemplates");
+
+  /** On control-plane Machines: the name of their control-plane object. */
+  public static final String CONTROL_PLANE_NAME_LABEL = "cluster.x-k8s.io/control-plane-name";
 
   /** The control-plane kinds whose {@code spec.version} inplace reads and records. */
   public static final List<ResourceDefinitionContext> CONTROL_PLANES =

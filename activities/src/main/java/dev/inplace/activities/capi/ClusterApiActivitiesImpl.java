@@ -163,6 +163,22 @@ public final class ClusterApiActivitiesImpl implements ClusterApiActivities {
   }
 
   @Override
+  public BookkeepingResult pauseControlPlane(ControlPlaneVersionRequest request) {
+    requireText("namespace", request.namespace());
+    requireText("owner", request.owner());
+    if (request.controlPlane() == null) {
+      throw invalid("controlPlane is required");
+    }
+    requireText("controlPlane.name", request.controlPlane().name());
+    return call(
+        "pauseControlPlane",
+        new String[] {"capiObject", request.namespace() + "/" + request.controlPlane().name()},
+        () ->
+            new BookkeepingResult(
+                bookkeeping().pauseControlPlane(request.namespace(), request.controlPlane(), request.owner())));
+  }
+
+  @Override
   public BookkeepingResult recordWorkerPoolVersion(PoolVersionRequest request) {
     requireText("namespace", request.namespace());
     requireText("machineDeployment", request.machineDeployment());
@@ -179,6 +195,27 @@ public final class ClusterApiActivitiesImpl implements ClusterApiActivities {
                         request.machineDeployment(),
                         request.version(),
                         request.owner())));
+  }
+
+  @Override
+  public MachineRecordResult recordMachineUpgrade(MachineRecordRequest request) {
+    requireText("namespace", request.namespace());
+    requireText("machineName", request.machineName());
+    requireText("version", request.version());
+    if (request.distribution() == null || request.role() == null) {
+      throw invalid("distribution and role are required");
+    }
+    return call(
+        "recordMachineUpgrade",
+        new String[] {"machine", request.namespace() + "/" + request.machineName()},
+        () -> {
+          CapiObjectStore store = store();
+          MachineBookkeeping.Recorded recorded =
+              new MachineBookkeeping(store, new InfraMachineTypes(clients.management()))
+                  .record(request.namespace(), request.machineName(), request.version(),
+                      request.distribution(), request.role());
+          return new MachineRecordResult(recorded.previousVersion(), recorded.patches());
+        });
   }
 
   private CapiObjectStore store() {

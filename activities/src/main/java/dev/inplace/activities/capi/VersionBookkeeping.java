@@ -53,6 +53,22 @@ final class VersionBookkeeping {
     this.inventory = inventory;
   }
 
+  /**
+   * Pauses the control-plane object for a whole ControlPlaneUpgrade run: once a Machine records the
+   * new version while the object still names the old one, its controller would see that Machine as
+   * outdated and replace it. Left as is when this owner (or someone else) already paused it.
+   */
+  List<String> pauseControlPlane(String namespace, ObjectRef ref, String owner) {
+    Target cp = new Target(CapiResources.controlPlane(ref), namespace, ref.name());
+    GenericKubernetesResource observed = existing(cp);
+    Pause pause = pauseOf(observed, owner);
+    if (pause != Pause.NONE) {
+      return List.of();
+    }
+    patch(cp, observed, pausePatch(observed.getMetadata().getResourceVersion(), owner));
+    return List.of("pause " + cp + " (" + PAUSED_BY_ANNOTATION + "=" + owner + ")");
+  }
+
   /** Sets the control-plane object's {@code spec.version}; returns the patches done, in order. */
   List<String> recordControlPlane(String namespace, ObjectRef ref, String version, String owner) {
     Target cp = new Target(CapiResources.controlPlane(ref), namespace, ref.name());

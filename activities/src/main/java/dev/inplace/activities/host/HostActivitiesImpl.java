@@ -5,16 +5,20 @@ import dev.inplace.activities.ssh.HostConnection;
 import dev.inplace.activities.ssh.ScriptOutput;
 import dev.inplace.activities.ssh.SshConnector;
 import dev.inplace.workflows.api.Artifact;
+import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.HostAccess;
 import dev.inplace.workflows.api.HostActivities;
 import dev.inplace.workflows.api.HostProfile;
+import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import io.temporal.activity.Activity;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Pattern;
@@ -23,7 +27,8 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
 /**
- * Host steps over SSH for one distribution. Every step is a rendered script that observes before it
+ * Host steps over SSH, for each distribution it is given a {@link HostDistribution} strategy for:
+ * every request names its distribution and gets that one's scripts. Every step is a rendered script that observes before it
  * acts, so each method can run again after a crash or a retry and finish the job or report it done.
  */
 public final class HostActivitiesImpl implements HostActivities {
@@ -32,31 +37,49 @@ public final class HostActivitiesImpl implements HostActivities {
   private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
   private static final Pattern SERVICE = Pattern.compile("[A-Za-z0-9@._-]+");
   private static final Pattern SAFE_PATH = Pattern.compile("/[A-Za-z0-9._+/@-]*");
+  private static final Pattern VERSION = Pattern.compile("v[0-9A-Za-z.+-]+");
   private static final Pattern SNAPSHOT_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._+-]{0,99}");
 
   private final SshConnector ssh;
   private final ArtifactCache cache;
-  private final HostDistribution distribution;
-  private final HostScripts scripts;
+  private final Map<Distribution, HostDistribution> distributions = new EnumMap<>(Distribution.class);
+  private final Map<Distribution, HostScripts> scripts = new EnumMap<>(Distribution.class);
 
+  /** Host steps for one distribution only. */
   public HostActivitiesImpl(SshConnector ssh, ArtifactCache cache, HostDistribution distribution) {
+    this(ssh, cache, List.of(distribution));
+  }
+
+  /** Host steps for each of {@code distributions} (at most one strategy per distribution). */
+  public HostActivitiesImpl(SshConnector ssh, ArtifactCache cache, List<HostDistribution> distributions) {
     this.ssh = ssh;
     this.cache = cache;
-    this.distribution = distribution;
-    this.scripts = new HostScripts(distribution);
+    for (HostDistribution d : distributions) {
+      if (this.distributions.put(d.distribution(), d) != null) {
+        throw new IllegalArgumentException("two host strategies for " + d.distribution());
+      }
+      scripts.put(d.distribution(), new HostScripts(d));
+    }
+  }
+
+  /** The strategy for a request's distribution; null (requests from before the field) means K3S. */
+  private HostDistribution strategy(Distribution requested) {
+    Distribution wanted = requested == null ? Distribution.K3S : requested;
+    HostDistribution d = distributions.get(wanted);
+    if (d == null) {
+      throw invalid("host steps for " + wanted + " are not supported by this worker (only "
+          + distributions.keySet() + ")");
+    }
+    return d;
+  }
+
+  private HostScripts scripts(Distribution requested) {
+    return scripts.get(strategy(requested).distribution());
   }
 
   @Override
   public HostFacts inspectHost(HostInspectRequest request) {
-    if (request.distribution() != distribution.distribution()) {
-      throw UpgradeFailures.nonRetryable(
-          UpgradeFailures.INVALID_REQUEST,
-          "host steps for "
-              + request.distribution()
-              + " are not supported yet (only "
-              + distribution.distribution()
-              + ")");
-    }
+    HostScripts scripts = scripts(request.distribution());
     requireUniqueNames(request.artifacts());
     String service = request.profile().serviceFor(request.role());
     return onHost(
@@ -80,6 +103,7 @@ public final class HostActivitiesImpl implements HostActivities {
 
   @Override
   public StageResult stageArtifacts(StageRequest request) {
+    HostScripts scripts = scripts(request.distribution());
     requireUniqueNames(request.artifacts());
     StageHeartbeat heartbeat =
         new StageHeartbeat(Activity.getExecutionContext(), HEARTBEAT_INTERVAL, System::nanoTime);
@@ -130,6 +154,7 @@ public final class HostActivitiesImpl implements HostActivities {
     // Files that did not exist before the run have nothing to back up; restore removes them.
     List<InstalledFile> existing =
         request.current().stream().filter(f -> f.sha256() != null).toList();
+    HostScripts scripts = scripts(request.distribution());
     requireValidFiles(existing);
     requireUniqueBasenames(existing);
     return onHost(
@@ -149,6 +174,7 @@ public final class HostActivitiesImpl implements HostActivities {
 
   @Override
   public InstallResult installArtifacts(InstallRequest request) {
+    HostScripts scripts = scripts(request.distribution());
     requireUniqueNames(request.artifacts());
     return onHost(
         request.host(),
@@ -160,15 +186,52 @@ public final class HostActivitiesImpl implements HostActivities {
           InstallResult result =
               new InstallResult(out.values("installed"), out.values("already_installed"));
           log.info(
-              "install: installed={} alreadyInstalled={}",
+              "install: installed={} alreadyInstalled={} imported={}",
               result.installed(),
-              result.alreadyInstalled());
+              result.alreadyInstalled(),
+              out.values("imported"));
+          return result;
+        });
+  }
+
+  @Override
+  public UpgradeCommandResult runUpgradeCommand(UpgradeCommandRequest request) {
+    HostDistribution distribution = strategy(request.distribution());
+    if (!distribution.hasUpgradeCommand()) {
+      throw invalid(distribution.distribution() + " has no upgrade command; nothing to run");
+    }
+    if (request.role() == null || request.profile() == null) {
+      throw invalid("role and profile are required");
+    }
+    if (request.targetVersion() == null || !KubeVersion.isValid(request.targetVersion())
+        || !VERSION.matcher(request.targetVersion()).matches()) {
+      throw invalid("targetVersion must be a version like v1.31.2, got '" + request.targetVersion() + "'");
+    }
+    HostScripts scripts = scripts(request.distribution());
+    return onHost(
+        request.host(),
+        conn -> {
+          ScriptOutput out =
+              conn.run(
+                  scripts.upgrade(
+                      request.profile(), request.role(), request.targetVersion(), request.firstControlPlane()),
+                  UpgradeFailures.KUBEADM_UPGRADE_FAILED);
+          String backup = out.value("backup_dir");
+          UpgradeCommandResult result =
+              new UpgradeCommandResult(
+                  out.value("command"), "true".equals(out.value("already_upgraded")), backup == null ? "" : backup);
+          log.info(
+              "upgrade: {} alreadyUpgraded={} backup={}",
+              result.command(),
+              result.alreadyUpgraded(),
+              result.backupDir());
           return result;
         });
   }
 
   @Override
   public ServiceResult restartService(ServiceRequest request) {
+    HostScripts scripts = scripts(request.distribution());
     if (request.service() == null || !SERVICE.matcher(request.service()).matches()) {
       throw invalid("service must be a systemd unit name, got '" + request.service() + "'");
     }
@@ -185,6 +248,7 @@ public final class HostActivitiesImpl implements HostActivities {
 
   @Override
   public RestoreResult restoreBinaries(RestoreRequest request) {
+    HostScripts scripts = scripts(request.distribution());
     requireValidFiles(request.previous());
     requireUniqueBasenames(request.previous().stream().filter(f -> f.sha256() != null).toList());
     return onHost(
@@ -209,15 +273,11 @@ public final class HostActivitiesImpl implements HostActivities {
 
   @Override
   public EtcdSnapshotResult snapshotEtcd(EtcdSnapshotRequest request) {
-    if (request.distribution() != distribution.distribution()
-        || distribution.etcdSnapshotDir() == null) {
-      throw invalid(
-          "etcd snapshots for "
-              + request.distribution()
-              + " are not supported yet (only "
-              + distribution.distribution()
-              + ")");
+    HostDistribution distribution = strategy(request.distribution());
+    if (distribution.etcdSnapshotDir() == null) {
+      throw invalid("etcd snapshots for " + distribution.distribution() + " are not supported");
     }
+    HostScripts scripts = scripts(request.distribution());
     if (request.name() == null || !SNAPSHOT_NAME.matcher(request.name()).matches()) {
       throw invalid(
           "snapshot name must be 1-100 characters of [A-Za-z0-9._+-] starting with a letter or"

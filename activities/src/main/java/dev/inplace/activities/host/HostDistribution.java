@@ -1,10 +1,13 @@
 package dev.inplace.activities.host;
 
 import dev.inplace.workflows.api.Distribution;
+import java.util.List;
 
 /**
  * What differs between distributions on a host: which script templates to use, which binary reports
- * the installed version and where etcd snapshots land. Everything else in the host steps is shared.
+ * the installed version, where etcd snapshots land, whether image archives are imported, and the
+ * distribution's own upgrade command. Everything else in the host steps is shared ({@code
+ * scripts/common/}).
  */
 public interface HostDistribution {
 
@@ -20,20 +23,60 @@ public interface HostDistribution {
   String versionBinary();
 
   /**
-   * Directory on a control-plane host where {@code etcd-snapshot save} writes its files, or null
-   * when this distribution's host steps take no snapshots.
+   * Directory on a control-plane host where etcd snapshots are written, or null when this
+   * distribution's host steps take no snapshots.
    */
   String etcdSnapshotDir();
 
   /**
+   * Whether image archives are imported into containerd's {@code k8s.io} namespace at install
+   * ({@code ctr -n k8s.io images import}) rather than picked up by the runtime at start (k3s).
+   */
+  boolean importsImages();
+
+  /**
+   * Whether etcd snapshots are taken with {@code etcdctl} and the etcd static pod's certificates
+   * (kubeadm) rather than by the distribution's own binary ({@code k3s etcd-snapshot save}).
+   */
+  boolean etcdctlSnapshots();
+
+  /** Whether {@code upgrade.sh} runs the distribution's own upgrade command (kubeadm). */
+  default boolean hasUpgradeCommand() {
+    return distribution().hasUpgradeCommand();
+  }
+
+  /**
    * The k3s layout: one {@code k3s} binary that serves, runs the agent, reports the version and
-   * saves etcd snapshots into its default snapshot dir.
+   * saves etcd snapshots into its default snapshot dir; image archives dropped into the images dir
+   * are imported by k3s when it starts.
    */
   static HostDistribution k3s() {
-    return new Fixed(Distribution.K3S, "k3s", "k3s", "/var/lib/rancher/k3s/server/db/snapshots");
+    return new Fixed(Distribution.K3S, "k3s", "k3s", "/var/lib/rancher/k3s/server/db/snapshots", false, false);
+  }
+
+  /**
+   * The kubeadm layout: the kubelet reports the node's version; etcd snapshots are taken with
+   * {@code etcdctl} (on the host, or the etcd static pod's own through {@code crictl exec}) into
+   * {@value #KUBEADM_SNAPSHOT_DIR}; image archives are imported with {@code ctr} before the upgrade.
+   */
+  static HostDistribution kubeadm() {
+    return new Fixed(Distribution.KUBEADM, "kubeadm", "kubelet", KUBEADM_SNAPSHOT_DIR, true, true);
+  }
+
+  /** Where kubeadm control planes keep the etcd snapshots inplace takes. */
+  String KUBEADM_SNAPSHOT_DIR = "/var/lib/inplace/etcd-snapshots";
+
+  /** Every distribution the host steps support. */
+  static List<HostDistribution> all() {
+    return List.of(k3s(), kubeadm());
   }
 
   record Fixed(
-      Distribution distribution, String scriptFolder, String versionBinary, String etcdSnapshotDir)
+      Distribution distribution,
+      String scriptFolder,
+      String versionBinary,
+      String etcdSnapshotDir,
+      boolean importsImages,
+      boolean etcdctlSnapshots)
       implements HostDistribution {}
 }

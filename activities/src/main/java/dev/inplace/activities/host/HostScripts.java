@@ -3,7 +3,10 @@ package dev.inplace.activities.host;
 import dev.inplace.activities.ssh.RemoteScript;
 import dev.inplace.workflows.api.Artifact;
 import dev.inplace.workflows.api.HostActivities.InstalledFile;
+import dev.inplace.workflows.api.ArtifactKind;
 import dev.inplace.workflows.api.HostProfile;
+import dev.inplace.workflows.api.KubeVersion;
+import dev.inplace.workflows.api.NodeRole;
 import java.util.List;
 
 /** Turns request data into rendered scripts: the one place that knows each template's values. */
@@ -68,9 +71,18 @@ final class HostScripts {
   }
 
   RemoteScript install(HostProfile profile, List<Artifact> artifacts) {
+    ScriptValues values = new ScriptValues();
+    if (distribution.importsImages()) {
+      values.withRows(
+          "images",
+          artifacts.stream()
+              .filter(a -> a.kind() == ArtifactKind.IMAGE_ARCHIVE)
+              .map(a -> List.of(a.name(), a.installPath()))
+              .toList());
+    }
     return renderer.render(
         "install",
-        new ScriptValues()
+        values
             .with("staging_dir", profile.stagingDir())
             .withRows(
                 "artifacts",
@@ -111,6 +123,16 @@ final class HostScripts {
    * Requires a distribution with an etcd snapshot dir ({@link HostDistribution#etcdSnapshotDir}).
    */
   RemoteScript etcdSnapshot(HostProfile profile, String name) {
+    if (distribution.etcdctlSnapshots()) {
+      return renderer.render(
+          "etcd-snapshot",
+          new ScriptValues()
+              .with("bin_dir", profile.binDir())
+              .with("snapshot_dir", distribution.etcdSnapshotDir())
+              .with("pki_dir", ETCD_PKI_DIR)
+              .with("endpoint", ETCD_ENDPOINT)
+              .with("name", name));
+    }
     return renderer.render(
         "etcd-snapshot",
         new ScriptValues()
@@ -119,6 +141,41 @@ final class HostScripts {
             .with("snapshot_dir", distribution.etcdSnapshotDir())
             .with("name", name));
   }
+
+  /**
+   * The distribution's upgrade command (kubeadm): {@code kubeadm upgrade plan} and {@code apply} on
+   * the first control plane, {@code kubeadm upgrade node} elsewhere; with an UpgradeConfiguration
+   * (kubeadm.k8s.io/v1beta4) through {@code --config} from v1.30 on.
+   */
+  RemoteScript upgrade(HostProfile profile, NodeRole role, String version, boolean firstControlPlane) {
+    KubeVersion target = KubeVersion.parse(version);
+    boolean config = target.major() > 1 || target.minor() >= UPGRADE_CONFIGURATION_FROM_MINOR;
+    return renderer.render(
+        "upgrade",
+        new ScriptValues()
+            .with("bin_dir", profile.binDir())
+            .with("version", version)
+            .with("mode", firstControlPlane ? "apply" : "node")
+            .with("role", role == NodeRole.CONTROL_PLANE ? "control-plane" : "worker")
+            .with("manifests_dir", MANIFESTS_DIR)
+            .with("config_file", profile.stagingDir() + "/kubeadm-upgrade-" + version + ".yaml")
+            .with("use_config", Boolean.toString(config))
+            .with("ignore_preflight_errors", String.join(",", IGNORED_PREFLIGHT_ERRORS)));
+  }
+
+  /** kubeadm accepts {@code UpgradeConfiguration} through {@code --config} from this minor of 1.x on. */
+  static final int UPGRADE_CONFIGURATION_FROM_MINOR = 30;
+
+  /**
+   * kubeadm's preflight refuses to upgrade when it cannot migrate the CoreDNS Corefile (a plugin
+   * its migration tool does not know, common on customised clusters). Ignoring these two checks lets
+   * the upgrade go on and keeps the Corefile as it is (docs/kubeadm.md, "The CoreDNS pitfall").
+   */
+  static final List<String> IGNORED_PREFLIGHT_ERRORS = List.of("CoreDNSUnsupportedPlugins", "CoreDNSMigration");
+
+  static final String MANIFESTS_DIR = "/etc/kubernetes/manifests";
+  static final String ETCD_PKI_DIR = "/etc/kubernetes/pki/etcd";
+  static final String ETCD_ENDPOINT = "https://127.0.0.1:2379";
 
   /** Staged files are uploaded under this name and renamed once their digest checks out. */
   static String partPath(HostProfile profile, Artifact artifact) {

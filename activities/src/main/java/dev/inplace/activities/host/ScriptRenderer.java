@@ -17,7 +17,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * Renders the shell templates under {@code scripts/<folder>/} on the classpath. Each {@code
+ * Renders the shell templates under {@code scripts/<folder>/} on the classpath, falling back to
+ * {@code scripts/common/} for the steps every distribution shares. Each {@code
  * {{name}}} becomes its value in single quotes, so no value can change the script's meaning (the
  * request records validate them too). A placeholder without a value, or a value the template does
  * not use, is a programming error and fails the rendering.
@@ -27,6 +28,9 @@ final class ScriptRenderer {
   private static final Pattern STEP_MARKER = Pattern.compile("# inplace-step: ([a-z]+)");
   private static final String SHEBANG = "#!/bin/bash";
   private static final String HEADER_TAIL = "set -eu\nroot=\"${INPLACE_HOST_ROOT:-}\"\n";
+
+  /** Templates of the steps every distribution runs the same way. */
+  static final String COMMON_FOLDER = "common";
 
   private final String folder;
   private final Map<String, String> templates = new ConcurrentHashMap<>();
@@ -126,13 +130,17 @@ final class ScriptRenderer {
 
   private String load(String name) {
     String resource = "scripts/" + folder + "/" + name + ".sh";
-    try (InputStream in = ScriptRenderer.class.getClassLoader().getResourceAsStream(resource)) {
-      if (in == null) {
-        throw new IllegalArgumentException("no script template " + resource + " on the classpath");
+    String shared = "scripts/" + COMMON_FOLDER + "/" + name + ".sh";
+    ClassLoader loader = ScriptRenderer.class.getClassLoader();
+    for (String candidate : List.of(resource, shared)) {
+      try (InputStream in = loader.getResourceAsStream(candidate)) {
+        if (in != null) {
+          return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read script template " + candidate, e);
       }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read script template " + resource, e);
     }
+    throw new IllegalArgumentException("no script template " + resource + " or " + shared + " on the classpath");
   }
 }

@@ -264,6 +264,34 @@ public final class NodeActivitiesImpl implements NodeActivities {
   }
 
   @Override
+  public NodeVersions controlPlaneVersions(ClusterRef cluster) {
+    return call(
+        "controlPlaneVersions",
+        cluster,
+        () -> {
+          List<Node> found;
+          try {
+            found = clients.workload(cluster).nodes().withLabel(CONTROL_PLANE_NODE_LABEL).list().getItems();
+          } catch (KubernetesClientException e) {
+            throw KubeFailures.translate(
+                e, UpgradeFailures.KUBERNETES_API_ERROR, "control-plane Nodes of cluster " + cluster);
+          }
+          List<NodeVersion> versions =
+              found.stream()
+                  .filter(n -> n.getMetadata().getLabels() != null
+                      && n.getMetadata().getLabels().containsKey(CONTROL_PLANE_NODE_LABEL))
+                  .map(n -> new NodeVersion(
+                      n.getMetadata().getName(),
+                      n.getStatus() == null || n.getStatus().getNodeInfo() == null
+                          ? null : n.getStatus().getNodeInfo().getKubeletVersion()))
+                  .sorted(java.util.Comparator.comparing(NodeVersion::nodeName))
+                  .toList();
+          log.info("control-plane kubelets of {}: {}", cluster, versions);
+          return new NodeVersions(versions);
+        });
+  }
+
+  @Override
   public BudgetReport listBlockingBudgets(ClusterRef cluster) {
     return call(
         "listBlockingBudgets",

@@ -14,6 +14,15 @@ import java.util.Map;
 /** CAPI objects for the mock management cluster. */
 final class CapiFixtures {
   static final String NS = "capi-system";
+  /** An infrastructure provider's machine kind, found through its CRD (see {@link #installMetal3MachineCrd}). */
+  static final ResourceDefinitionContext METAL3_MACHINE =
+      new ResourceDefinitionContext.Builder()
+          .withGroup("infrastructure.cluster.x-k8s.io")
+          .withVersion("v1beta1")
+          .withKind("Metal3Machine")
+          .withPlural("metal3machines")
+          .withNamespaced(true)
+          .build();
   private static final Map<String, ResourceDefinitionContext> TYPES =
       Map.of(
           "Cluster", CapiResources.CLUSTER,
@@ -21,7 +30,9 @@ final class CapiFixtures {
           "MachineSet", CapiResources.MACHINE_SET,
           "MachineDeployment", CapiResources.MACHINE_DEPLOYMENT,
           "KThreesControlPlane", CapiResources.KTHREES_CONTROL_PLANE,
-          "KubeadmControlPlane", CapiResources.KUBEADM_CONTROL_PLANE);
+          "KubeadmControlPlane", CapiResources.KUBEADM_CONTROL_PLANE,
+          "KubeadmConfig", CapiResources.KUBEADM_CONFIG,
+          "Metal3Machine", CapiFixtures.METAL3_MACHINE);
 
   private CapiFixtures() {}
 
@@ -46,6 +57,20 @@ final class CapiFixtures {
         .genericKubernetesResources(type(object.getKind()))
         .inNamespace(object.getMetadata().getNamespace())
         .resource(object)
+        .create();
+  }
+
+  /** The Metal3Machine CRD, as the metal3 provider installs it (storage version v1beta1). */
+  static void installMetal3MachineCrd(KubernetesClient client) {
+    client.apiextensions().v1().customResourceDefinitions().resource(
+            new io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder()
+                .withNewMetadata().withName("metal3machines.infrastructure.cluster.x-k8s.io").endMetadata()
+                .withNewSpec().withGroup("infrastructure.cluster.x-k8s.io").withScope("Namespaced")
+                .withNewNames().withKind("Metal3Machine").withPlural("metal3machines").endNames()
+                .addNewVersion().withName("v1alpha5").withServed(false).withStorage(false).endVersion()
+                .addNewVersion().withName("v1beta1").withServed(true).withStorage(true).endVersion()
+                .endSpec()
+                .build())
         .create();
   }
 

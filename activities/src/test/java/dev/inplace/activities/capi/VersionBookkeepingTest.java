@@ -115,6 +115,34 @@ class VersionBookkeepingTest {
   }
 
   @Test
+  void aRunPausesTheControlPlaneFirstAndRecordingTheVersionUnpausesIt() {
+    BookkeepingResult paused = activities.pauseControlPlane(new ControlPlaneVersionRequest(NS, KCP, NEW, OWNER));
+    assertEquals(List.of("PATCH " + KCP_PATH + " if-unchanged " + PAUSE), sent.patches());
+    assertEquals(1, paused.patches().size());
+
+    BookkeepingResult pausedAgain = activities.pauseControlPlane(new ControlPlaneVersionRequest(NS, KCP, NEW, OWNER));
+    assertEquals(List.of(), pausedAgain.patches(), "idempotent: a retry finds its own pause");
+    assertEquals(List.of(), sent.patches());
+
+    recordControlPlane();
+    assertEquals(
+        List.of("PATCH " + KCP_PATH + " " + SPEC_VERSION, "PATCH " + KCP_PATH + " " + UNPAUSE),
+        sent.patches(),
+        "the version under the run's own pause, then unpaused");
+  }
+
+  @Test
+  void aControlPlanePausedBySomeoneElseIsNotPausedAgain() {
+    CapiFixtures.annotate(client, CapiResources.KTHREES_CONTROL_PLANE, "c1-control-plane", Map.of(PAUSED_ANNOTATION, ""));
+    sent.take();
+
+    BookkeepingResult result = activities.pauseControlPlane(new ControlPlaneVersionRequest(NS, KCP, NEW, OWNER));
+
+    assertEquals(List.of(), result.patches());
+    assertEquals(List.of(), sent.patches());
+  }
+
+  @Test
   void controlPlaneSecondRunPatchesNothing() {
     recordControlPlane();
     sent.take();

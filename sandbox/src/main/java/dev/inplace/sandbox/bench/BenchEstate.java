@@ -57,6 +57,11 @@ final class BenchEstate {
       }
 
       @Override
+      public BookkeepingResult pauseControlPlane(ControlPlaneVersionRequest request) {
+        return new BookkeepingResult(List.of());
+      }
+
+      @Override
       public BookkeepingResult recordControlPlaneVersion(ControlPlaneVersionRequest request) {
         return new BookkeepingResult(List.of());
       }
@@ -65,6 +70,11 @@ final class BenchEstate {
       public BookkeepingResult recordWorkerPoolVersion(PoolVersionRequest request) {
         poolRecords.incrementAndGet();
         return new BookkeepingResult(List.of("pool recorded"));
+      }
+
+      @Override
+      public MachineRecordResult recordMachineUpgrade(MachineRecordRequest request) {
+        throw new UnsupportedOperationException("the benchmark's node upgrades are simulated");
       }
 
       @Override
@@ -85,6 +95,11 @@ final class BenchEstate {
       @Override
       public ControlPlaneHealth awaitControlPlaneHealthy(ControlPlaneCheckRequest request) {
         return new ControlPlaneHealth(true, List.of("cp-0 Ready at " + to));
+      }
+
+      @Override
+      public NodeVersions controlPlaneVersions(ClusterRef ref) {
+        throw new UnsupportedOperationException("the benchmark's node upgrades are simulated");
       }
 
       @Override
@@ -148,6 +163,11 @@ final class BenchEstate {
 
       @Override
       public InstallResult installArtifacts(InstallRequest request) {
+        throw new UnsupportedOperationException("the benchmark's node upgrades are simulated");
+      }
+
+      @Override
+      public UpgradeCommandResult runUpgradeCommand(UpgradeCommandRequest request) {
         throw new UnsupportedOperationException("the benchmark's node upgrades are simulated");
       }
 

@@ -2,6 +2,7 @@ package dev.inplace.sandbox.demo;
 
 import dev.inplace.sandbox.estate.EstateSpec;
 import dev.inplace.sandbox.release.FakeReleaseSizes;
+import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.UpgradeStep;
 import java.time.Duration;
@@ -23,14 +24,20 @@ public record DemoOptions(
     long binaryBytes,
     long drainTimeoutSeconds,
     long readyTimeoutSeconds,
-    boolean keep) {
+    boolean keep,
+    Distribution distribution) {
 
   /** How the demo starts the upgrade. */
   public enum Mode {
     /** Apply ControlPlaneUpgrade and WorkersUpgrade custom resources; the worker's watcher runs them. */
     CRS,
     /** Start the ControlPlaneUpgrade and WorkersUpgrade workflows directly, as the CLI would. */
-    WORKFLOWS
+    WORKFLOWS,
+    /**
+     * Serve the CAPI runtime extension over HTTPS and let a simulated CAPI (control plane,
+     * MachineDeployment, MachineSet and Machine controllers) upgrade the cluster through its hooks.
+     */
+    EXTENSION
   }
 
   /** What the demo does, as the operator, when a run halts on a failed node. */
@@ -48,41 +55,46 @@ public record DemoOptions(
 
   public static final List<UpgradeStep> FAULT_STEPS =
       List.of(UpgradeStep.SNAPSHOT, UpgradeStep.PREFLIGHT, UpgradeStep.STAGE, UpgradeStep.DRAIN, UpgradeStep.BACKUP,
-          UpgradeStep.INSTALL, UpgradeStep.RESTART, UpgradeStep.VERIFY);
+          UpgradeStep.INSTALL, UpgradeStep.UPGRADE, UpgradeStep.RESTART, UpgradeStep.VERIFY);
 
   public static final String USAGE =
       """
       usage: inplace demo [options]
         --mode MODE            crs (default): apply ControlPlaneUpgrade and WorkersUpgrade resources and
-                               follow their status; workflows: start the runs directly        --control-planes N     control-plane nodes (default 3)
-        --pools N              MachineDeployments (default 2); workers are worker-a-0.., worker-b-0..
+                               follow their status; workflows: start the runs directly;
+                               extension: a simulated CAPI calls the runtime extension's hooks
+        --control-planes N     control-plane nodes (default 3)
+        --pools N              MachineDeployments (default 2; kubeadm 1); workers are worker-a-0.., worker-b-0..
                                (with --pools 1: worker-0..)
         --workers N            worker nodes per MachineDeployment (default 3)
         --max-unavailable N    workers upgraded at once per MachineDeployment: a count or N%% (default 1)
         --on-failure ACTION    when a node fails: halt (abort, exit non-zero), skip (go on without it)
                                or retry (clear the injected fault, run it again) (default halt)
-        --from VERSION         version the estate starts on (default %s)
-        --to VERSION           version to upgrade to (default %s)
+        --distribution D       k3s (default) or kubeadm: the cluster's Kubernetes distribution
+        --from VERSION         version the estate starts on (default %s; kubeadm %s)
+        --to VERSION           version to upgrade to (default %s; kubeadm %s)
         --fail NODE:STEP       inject a failure, e.g. worker-1:restart (repeatable);
-                               steps: %s
+                               steps: %s (upgrade: kubeadm only)
         --binary-size-mib N    size of the fake k3s binary (default 32)
         --drain-timeout S      seconds a drain may be blocked by a PodDisruptionBudget (default 20)
         --ready-timeout S      seconds a node may take to be Ready at a version (default 20)
         --json                 end with one JSON line summarising the run
         --keep                 keep the estate directory for inspection
       """
-          .formatted(EstateSpec.DEFAULT_FROM, EstateSpec.DEFAULT_TO,
+          .formatted(EstateSpec.DEFAULT_FROM, EstateSpec.DEFAULT_KUBEADM_FROM, EstateSpec.DEFAULT_TO,
+              EstateSpec.DEFAULT_KUBEADM_TO,
               String.join(", ", FAULT_STEPS.stream().map(UpgradeStep::cliName).toList()));
 
   public static DemoOptions parse(String... args) {
     Mode mode = Mode.CRS;
     int controlPlanes = 3;
-    int pools = 2;
+    Integer pools = null;
     int workers = 3;
     String maxUnavailable = "1";
     OnFailure onFailure = OnFailure.HALT;
-    String from = EstateSpec.DEFAULT_FROM;
-    String to = EstateSpec.DEFAULT_TO;
+    Distribution distribution = Distribution.K3S;
+    String from = null;
+    String to = null;
     boolean json = false;
     boolean keep = false;
     long binaryMiB = 32;
@@ -93,6 +105,7 @@ public record DemoOptions(
       String arg = args[i];
       switch (arg) {
         case "--mode" -> mode = mode(value(args, ++i, arg));
+        case "--distribution" -> distribution = distribution(value(args, ++i, arg));
         case "--control-planes" -> controlPlanes = intValue(arg, value(args, ++i, arg));
         case "--pools" -> pools = intValue(arg, value(args, ++i, arg));
         case "--workers" -> workers = intValue(arg, value(args, ++i, arg));
@@ -109,6 +122,14 @@ public record DemoOptions(
         default -> throw new IllegalArgumentException("unknown option '" + arg + "'");
       }
     }
+    // kubeadm's demo is the issue's 3 control planes + 3 workers: one MachineDeployment by default.
+    pools = pools == null ? (distribution == Distribution.KUBEADM ? 1 : 2) : pools;
+    from = from == null ? EstateSpec.defaultFrom(distribution) : from;
+    to = to == null ? EstateSpec.defaultTo(distribution) : to;
+    if (!distribution.hasUpgradeCommand() && faults.stream().anyMatch(f -> f.step() == UpgradeStep.UPGRADE)) {
+      throw new IllegalArgumentException("--fail NODE:upgrade needs --distribution kubeadm: "
+          + distribution.name().toLowerCase() + " has no upgrade command");
+    }
     if (binaryMiB < 1 || binaryMiB > 512) {
       throw new IllegalArgumentException("--binary-size-mib must be 1..512");
     }
@@ -118,14 +139,14 @@ public record DemoOptions(
     if (KubeVersion.parse(to).compareTo(KubeVersion.parse(from)) <= 0) {
       throw new IllegalArgumentException("--to " + to + " must be newer than --from " + from);
     }
-    return new DemoOptions(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, List.copyOf(faults), binaryMiB << 20, drainTimeout, readyTimeout, keep);
+    return new DemoOptions(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, List.copyOf(faults), binaryMiB << 20, drainTimeout, readyTimeout, keep, distribution);
   }
 
   public EstateSpec estateSpec() {
     return new EstateSpec(
         controlPlanes, pools, workers, from, to,
         new FakeReleaseSizes(binaryBytes, FakeReleaseSizes.defaults().imagePaddingBytes()),
-        Duration.ofSeconds(1));
+        Duration.ofSeconds(1), distribution);
   }
 
   private static String maxUnavailable(String text) {
@@ -141,7 +162,16 @@ public record DemoOptions(
         return m;
       }
     }
-    throw new IllegalArgumentException("--mode must be crs or workflows, got '" + text + "'");
+    throw new IllegalArgumentException("--mode must be crs, workflows or extension, got '" + text + "'");
+  }
+
+  private static Distribution distribution(String text) {
+    for (Distribution d : Distribution.values()) {
+      if (d.name().equalsIgnoreCase(text)) {
+        return d;
+      }
+    }
+    throw new IllegalArgumentException("--distribution must be k3s or kubeadm, got '" + text + "'");
   }
 
   private static OnFailure onFailure(String text) {

@@ -6,7 +6,6 @@ import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow.ControlPlaneUpgrade
 import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.DrainOptions;
 import dev.inplace.workflows.api.FailurePolicy;
-import dev.inplace.workflows.api.HostProfile;
 import dev.inplace.workflows.api.NodePhase;
 import dev.inplace.workflows.api.NodeProgress;
 import dev.inplace.workflows.api.NodeStatus;
@@ -84,20 +83,25 @@ public final class DemoRun {
   }
 
   public DemoSummary run() {
-    ReleaseCatalogue.Release release = catalogue().find(options.to(), Distribution.K3S, "amd64");
+    Distribution distribution = options.distribution();
+    ReleaseCatalogue.Release release = catalogue().find(options.to(), distribution, "amd64");
     NodeUpgradeTemplate template = new NodeUpgradeTemplate(
-        Distribution.K3S, options.to(), release.artifacts(), HostProfile.k3sDefaults(), estate.ssh(),
+        distribution, options.to(), release.artifacts(), distribution.defaultProfile(), estate.ssh(),
         new DrainOptions(options.drainTimeoutSeconds(), true, false, PdbBlockedAction.FAIL, false),
         options.readyTimeoutSeconds(), 0, release.arch());
-    out.printf("inplace demo: cluster %s, %d control plane%s, %d MachineDeployment%s x %d workers, %s -> %s,"
+    out.printf("inplace demo: %s cluster %s, %d control plane%s, %d MachineDeployment%s x %d workers, %s -> %s,"
             + " max-unavailable %s, on-failure %s%n",
-        estate.cluster(), options.controlPlanes(), options.controlPlanes() == 1 ? "" : "s", options.pools(),
+        distribution.name().toLowerCase(), estate.cluster(), options.controlPlanes(),
+        options.controlPlanes() == 1 ? "" : "s", options.pools(),
         options.pools() == 1 ? "" : "s", options.workers(), options.from(), options.to(), options.maxUnavailable(),
         options.onFailure().name().toLowerCase());
 
     Map<String, NodeStatus> finalStatus = new LinkedHashMap<>();
     if (options.mode() == DemoOptions.Mode.CRS) {
       runThroughResources(release, finalStatus);
+    } else if (options.mode() == DemoOptions.Mode.EXTENSION) {
+      finalStatus.putAll(
+          new dev.inplace.sandbox.extension.ExtensionDemo(estate, client, taskQueue, options, out).run());
     } else {
       runWorkflows(template, finalStatus);
     }
@@ -187,6 +191,7 @@ public final class DemoRun {
   private void describe(dev.inplace.worker.crd.UpgradeSpec<?> spec, SshSettings ssh) {
     spec.setClusterName(Estate.CLUSTER)
         .setVersion(options.to())
+        .setDistribution(options.distribution())
         .setReleaseCatalogue(new CatalogueReference("k3s-releases", null))
         .setSsh(new SshSpec().setUser(ssh.user()).setPort(ssh.port())
             .setPrivateKeySecret(ssh.privateKeySecret()).setKnownHostsSecret(ssh.knownHostsSecret()))

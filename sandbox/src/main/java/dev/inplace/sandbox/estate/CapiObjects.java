@@ -7,7 +7,7 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.util.List;
 import java.util.Map;
 
-/** Builds the CAPI v1beta2 objects of a k3s cluster, as a management cluster holds them. */
+/** Builds the CAPI v1beta2 objects of a k3s or kubeadm cluster, as a management cluster holds them. */
 final class CapiObjects {
   static final String CAPI_GROUP = CapiResources.CORE_GROUP;
   static final String CONTROL_PLANE_GROUP = CapiResources.CONTROL_PLANE_GROUP;
@@ -16,8 +16,22 @@ final class CapiObjects {
   static final ResourceDefinitionContext MACHINE_SET = CapiResources.MACHINE_SET;
   static final ResourceDefinitionContext MACHINE_DEPLOYMENT = CapiResources.MACHINE_DEPLOYMENT;
   static final ResourceDefinitionContext KTHREES_CONTROL_PLANE = CapiResources.KTHREES_CONTROL_PLANE;
+  static final ResourceDefinitionContext KUBEADM_CONTROL_PLANE = CapiResources.KUBEADM_CONTROL_PLANE;
+  static final ResourceDefinitionContext KUBEADM_CONFIG = CapiResources.KUBEADM_CONFIG;
+  static final ResourceDefinitionContext KUBEADM_CONFIG_TEMPLATE = CapiResources.KUBEADM_CONFIG_TEMPLATE;
+  static final String INFRASTRUCTURE_GROUP = "infrastructure.cluster.x-k8s.io";
+  /** The InfraMachine of the sandbox's Machines (metal3 serves v1beta1). */
+  static final ResourceDefinitionContext METAL3_MACHINE =
+      new ResourceDefinitionContext.Builder()
+          .withGroup(INFRASTRUCTURE_GROUP)
+          .withVersion("v1beta1")
+          .withKind("Metal3Machine")
+          .withPlural("metal3machines")
+          .withNamespaced(true)
+          .build();
   static final List<ResourceDefinitionContext> ALL =
-      List.of(CLUSTER, MACHINE, MACHINE_SET, MACHINE_DEPLOYMENT, KTHREES_CONTROL_PLANE);
+      List.of(CLUSTER, MACHINE, MACHINE_SET, MACHINE_DEPLOYMENT, KTHREES_CONTROL_PLANE, KUBEADM_CONTROL_PLANE,
+          KUBEADM_CONFIG, KUBEADM_CONFIG_TEMPLATE, METAL3_MACHINE);
 
   private CapiObjects() {}
 

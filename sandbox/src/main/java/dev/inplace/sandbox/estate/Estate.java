@@ -7,6 +7,7 @@ import dev.inplace.sandbox.kube.ReplicaSetSimulator;
 import dev.inplace.sandbox.kube.SandboxApiServer;
 import dev.inplace.sandbox.release.FakeReleases;
 import dev.inplace.workflows.api.ClusterRef;
+import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.NodeRole;
 import dev.inplace.workflows.api.SshSettings;
 import dev.inplace.workflows.api.UpgradeStep;
@@ -33,7 +34,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The simulated estate: a management API server holding a CAPI k3s cluster, that cluster's workload
+ * The simulated estate: a management API server holding a CAPI k3s or kubeadm cluster, that cluster's workload
  * API server, one SSH host per node running real shell commands against its own root directory, a
  * kubelet simulator, a ReplicaSet controller, fake release artifacts and a catalogue, and faults.
  */
@@ -95,7 +96,7 @@ public final class Estate implements AutoCloseable {
 
   /** Builds and starts the whole estate under {@code dir}. */
   public static Estate create(Path dir, EstateSpec spec) {
-    FakeReleases releases = new FakeReleases(dir.resolve("artifacts"), spec.sizes());
+    FakeReleases releases = new FakeReleases(dir.resolve("artifacts"), spec.sizes(), spec.distribution());
     releases.add(spec.fromVersion());
     releases.add(spec.toVersion());
     Path catalogue = releases.writeCatalogue();
@@ -143,15 +144,22 @@ public final class Estate implements AutoCloseable {
     secret(client, KNOWN_HOSTS_SECRET, Map.of(SshSettings.KNOWN_HOSTS_DATA_KEY, hosts.knownHosts()), "Opaque");
 
     Map<String, String> clusterLabel = Map.of("cluster.x-k8s.io/cluster-name", CLUSTER);
+    boolean kubeadm = spec.distribution() == Distribution.KUBEADM;
     create(client, CapiObjects.object(CapiObjects.CLUSTER, NAMESPACE, CLUSTER, clusterLabel, Map.of(
-        "controlPlaneRef", CapiObjects.ref(CapiObjects.CONTROL_PLANE_GROUP, "KThreesControlPlane", CONTROL_PLANE),
+        "controlPlaneRef", CapiObjects.ref(CapiObjects.CONTROL_PLANE_GROUP,
+            kubeadm ? "KubeadmControlPlane" : "KThreesControlPlane", CONTROL_PLANE),
         "infrastructureRef", CapiObjects.ref("infrastructure.cluster.x-k8s.io", "Metal3Cluster", CLUSTER))));
+    if (kubeadm) {
+      KubeadmObjects.seedControlPlane(client, spec, clusterLabel);
+    } else {
     create(client, CapiObjects.object(CapiObjects.KTHREES_CONTROL_PLANE, NAMESPACE, CONTROL_PLANE, clusterLabel, Map.of(
         "replicas", spec.controlPlanes(),
         "version", spec.fromVersion(),
         "kthreesConfigSpec", Map.of("agentConfig", Map.of("airGapped", true)),
         "machineTemplate", Map.of("infrastructureRef", Map.of(
             "apiVersion", "infrastructure.cluster.x-k8s.io/v1beta1", "kind", "Metal3MachineTemplate", "name", CONTROL_PLANE)))));
+    }
+    String bootstrapKind = kubeadm ? "KubeadmConfig" : "KThreesConfig";
     for (int p = 0; p < spec.pools(); p++) {
       String pool = spec.poolName(CLUSTER, p);
       Map<String, Object> workerTemplate = Map.of(
@@ -159,7 +167,7 @@ public final class Estate implements AutoCloseable {
           "spec", Map.of(
               "clusterName", CLUSTER,
               "version", spec.fromVersion(),
-              "bootstrap", Map.of("configRef", CapiObjects.ref("bootstrap.cluster.x-k8s.io", "KThreesConfigTemplate", pool)),
+              "bootstrap", Map.of("configRef", CapiObjects.ref("bootstrap.cluster.x-k8s.io", bootstrapKind + "Template", pool)),
               "infrastructureRef", CapiObjects.ref("infrastructure.cluster.x-k8s.io", "Metal3MachineTemplate", pool)));
       Map<String, String> poolLabels = Map.of("cluster.x-k8s.io/cluster-name", CLUSTER, "cluster.x-k8s.io/deployment-name", pool);
       create(client, CapiObjects.object(CapiObjects.MACHINE_DEPLOYMENT, NAMESPACE, pool, clusterLabel, Map.of(
@@ -188,7 +196,7 @@ public final class Estate implements AutoCloseable {
       GenericKubernetesResource machine = CapiObjects.object(CapiObjects.MACHINE, NAMESPACE, node.machine(), labels, Map.of(
           "clusterName", CLUSTER,
           "version", spec.fromVersion(),
-          "bootstrap", Map.of("configRef", CapiObjects.ref("bootstrap.cluster.x-k8s.io", "KThreesConfig", node.machine())),
+          "bootstrap", Map.of("configRef", CapiObjects.ref("bootstrap.cluster.x-k8s.io", bootstrapKind, node.machine())),
           "infrastructureRef", CapiObjects.ref("infrastructure.cluster.x-k8s.io", "Metal3Machine", node.machine())));
       machine.setAdditionalProperty("status", Map.of(
           "phase", "Running",
@@ -198,6 +206,9 @@ public final class Estate implements AutoCloseable {
               Map.of("type", "Hostname", "address", node.name())),
           "nodeInfo", Map.of("kubeletVersion", spec.fromVersion())));
       createWithStatus(client, CapiObjects.MACHINE, machine);
+    }
+    if (kubeadm) {
+      KubeadmObjects.seedMachines(client, spec, nodes);
     }
   }
 
@@ -272,11 +283,11 @@ public final class Estate implements AutoCloseable {
         .withType(type).withData(encoded).build()).create();
   }
 
-  private static void create(KubernetesClient client, GenericKubernetesResource resource) {
+  static void create(KubernetesClient client, GenericKubernetesResource resource) {
     client.genericKubernetesResources(contextOf(resource)).inNamespace(NAMESPACE).resource(resource).create();
   }
 
-  private static void createWithStatus(
+  static void createWithStatus(
       KubernetesClient client, io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext type, GenericKubernetesResource resource) {
     Object status = resource.getAdditionalProperties().get("status");
     client.genericKubernetesResources(type).inNamespace(NAMESPACE).resource(resource).create();

@@ -1,13 +1,14 @@
 package dev.inplace.sandbox.estate;
 
 import dev.inplace.sandbox.release.FakeReleaseSizes;
+import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.KubeVersion;
 import java.time.Duration;
 
 /**
- * What the simulated estate holds: one CAPI k3s cluster with {@code controlPlanes} servers and
- * {@code pools} MachineDeployments of {@code workers} agents each, all on {@code fromVersion}, with
- * release artifacts for both versions. With one pool the workers are {@code worker-0..}; with more
+ * What the simulated estate holds: one CAPI cluster of {@code distribution} (k3s or kubeadm) with
+ * {@code controlPlanes} control-plane nodes and {@code pools} MachineDeployments of {@code workers}
+ * workers each, all on {@code fromVersion}, with release artifacts for both versions. With one pool the workers are {@code worker-0..}; with more
  * they are {@code worker-a-0..}, {@code worker-b-0..}.
  */
 public record EstateSpec(
@@ -17,9 +18,29 @@ public record EstateSpec(
     String fromVersion,
     String toVersion,
     FakeReleaseSizes sizes,
-    Duration kubeletStartupDelay) {
+    Duration kubeletStartupDelay,
+    Distribution distribution) {
   public static final String DEFAULT_FROM = "v1.30.6+k3s1";
   public static final String DEFAULT_TO = "v1.31.2+k3s1";
+  public static final String DEFAULT_KUBEADM_FROM = "v1.30.6";
+  public static final String DEFAULT_KUBEADM_TO = "v1.31.2";
+
+  /** A k3s estate. */
+  public EstateSpec(
+      int controlPlanes, int pools, int workers, String fromVersion, String toVersion, FakeReleaseSizes sizes,
+      Duration kubeletStartupDelay) {
+    this(controlPlanes, pools, workers, fromVersion, toVersion, sizes, kubeletStartupDelay, Distribution.K3S);
+  }
+
+  /** The version an estate of {@code distribution} starts on by default. */
+  public static String defaultFrom(Distribution distribution) {
+    return distribution == Distribution.KUBEADM ? DEFAULT_KUBEADM_FROM : DEFAULT_FROM;
+  }
+
+  /** The version an estate of {@code distribution} is upgraded to by default. */
+  public static String defaultTo(Distribution distribution) {
+    return distribution == Distribution.KUBEADM ? DEFAULT_KUBEADM_TO : DEFAULT_TO;
+  }
 
   public EstateSpec {
     if (controlPlanes < 1 || controlPlanes > 9) {
@@ -33,6 +54,7 @@ public record EstateSpec(
     }
     KubeVersion.parse(fromVersion);
     KubeVersion.parse(toVersion);
+    distribution = distribution == null ? Distribution.K3S : distribution;
   }
 
   /** The MachineDeployment of pool {@code index}. */

@@ -27,9 +27,10 @@ import org.slf4j.LoggerFactory;
  * <p>How each step bites:
  *
  * <ul>
- *   <li>preflight, stage, backup, install, restore, snapshot: a script sent to {@code bash -s}
+ *   <li>preflight, stage, backup, install, upgrade, restore, snapshot: a script sent to {@code bash -s}
  *       carrying the marker {@code # inplace-step: <step>} fails (exit 1) on every attempt while
- *       armed (snapshot: the etcd snapshot taken before a control-plane upgrade);
+ *       armed (snapshot: the etcd snapshot taken before a control-plane upgrade; upgrade: {@code
+ *       kubeadm upgrade apply|node} on kubeadm nodes);
  *   <li>restart: {@code systemctl restart|start} fails while the installed binary reports the armed
  *       version, so the new binary "does not start" and the old one, restored, does;
  *   <li>verify: the kubelet simulator keeps the node NotReady while it runs the armed version;
@@ -48,6 +49,7 @@ public final class FaultInjector {
               UpgradeStep.DRAIN,
               UpgradeStep.BACKUP,
               UpgradeStep.INSTALL,
+              UpgradeStep.UPGRADE,
               UpgradeStep.RESTART,
               UpgradeStep.VERIFY,
               UpgradeStep.RESTORE,
@@ -61,6 +63,7 @@ public final class FaultInjector {
               UpgradeStep.STAGE,
               UpgradeStep.BACKUP,
               UpgradeStep.INSTALL,
+              UpgradeStep.UPGRADE,
               UpgradeStep.RESTORE,
               UpgradeStep.SNAPSHOT));
 

@@ -1,7 +1,6 @@
 package dev.inplace.sandbox.hosts;
 
 import dev.inplace.sandbox.faults.FaultInjector;
-import dev.inplace.workflows.api.NodeRole;
 import dev.inplace.workflows.api.UpgradeStep;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
@@ -37,7 +36,7 @@ import org.slf4j.MDC;
  *
  * <p>Every poll it reads each node's service state and restart counter (written by the fake {@code
  * systemctl}). When the counter changes the Node turns NotReady; after the startup delay the
- * installed {@code k3s --version} decides: Ready at the printed version, or NotReady when the
+ * installed {@code k3s --version} (kubeadm nodes: {@code kubelet --version}) decides: Ready at the printed version, or NotReady when the
  * binary does not run, the service is not active, or a verify fault is armed for that version. A
  * node whose service fails or stops turns NotReady. Status writes that fail (Node missing,
  * conflict) are retried on the next poll.
@@ -49,7 +48,6 @@ import org.slf4j.MDC;
  */
 public final class KubeletSimulator implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(KubeletSimulator.class);
-  private static final String BINARY = "usr/local/bin/k3s";
   private static final Duration VERSION_TIMEOUT = Duration.ofSeconds(5);
 
   /** The condition k3s servers with embedded etcd publish on their Node. */
@@ -213,7 +211,7 @@ public final class KubeletSimulator implements Closeable {
     }
     Optional<String> version = installedVersion(s);
     if (version.isEmpty()) {
-      return Report.notReady("k3s does not run: " + BINARY + " --version failed");
+      return Report.notReady("the kubelet does not run: " + s.node.versionBinary() + " --version failed");
     }
     if (verifyFault(s).filter(version.get()::equals).isPresent()) {
       return Report.notReady(
@@ -227,7 +225,7 @@ public final class KubeletSimulator implements Closeable {
   private void publish(NodeState s) {
     Report report = s.desired;
     try {
-      boolean server = s.node.role() == NodeRole.CONTROL_PLANE;
+      boolean server = s.node.reportsEtcdVoter();
       client.nodes().withName(s.node.name()).editStatus(node -> withReport(node, report, server));
     } catch (KubernetesClientException e) {
       String error = e.getCode() + " " + e.getMessage();
@@ -315,7 +313,7 @@ public final class KubeletSimulator implements Closeable {
   }
 
   private Optional<String> installedVersion(NodeState s) {
-    Path binary = s.node.root().resolve(BINARY);
+    Path binary = s.node.root().resolve(s.node.versionBinary());
     if (!Files.isExecutable(binary)) {
       return Optional.empty();
     }

@@ -4,6 +4,7 @@ import dev.inplace.sandbox.faults.FaultInjector;
 import dev.inplace.sandbox.release.FakeRelease;
 import dev.inplace.sandbox.release.FakeReleases;
 import dev.inplace.workflows.api.Artifact;
+import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.HostProfile;
 import dev.inplace.workflows.api.NodeRole;
 import java.io.Closeable;
@@ -35,7 +36,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class SandboxHosts implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(SandboxHosts.class);
-  private static final List<String> SANDBOX_BIN = List.of("sudo", "systemctl");
+  private static final List<String> SANDBOX_BIN = List.of("sudo", "systemctl", "ctr", "etcdctl");
   private static final Pattern NODE_NAME = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?");
   private static final String BINARY_PATH = "usr/local/bin/k3s";
 
@@ -118,7 +119,7 @@ public final class SandboxHosts implements Closeable {
     }
     boolean isNew = host == null;
     if (isNew) {
-      host = newHost(node, role);
+      host = newHost(node, role, release.distribution());
     }
     installRelease(host, release);
     if (isNew) {
@@ -233,7 +234,7 @@ public final class SandboxHosts implements Closeable {
     }
   }
 
-  private SandboxHost newHost(String node, NodeRole role) {
+  private SandboxHost newHost(String node, NodeRole role, Distribution distribution) {
     int octet = settings.firstHostOctet() + hosts.size();
     if (octet > 254) {
       throw new IllegalStateException("no loopback address left for node " + node);
@@ -244,7 +245,7 @@ public final class SandboxHosts implements Closeable {
     return new SandboxHost(
         node,
         role,
-        HostProfile.k3sDefaults().serviceFor(role),
+        distribution.defaultProfile().serviceFor(role),
         "127.0.0." + octet,
         root,
         hostKey,
@@ -282,6 +283,10 @@ public final class SandboxHosts implements Closeable {
   }
 
   private void installRelease(SandboxHost host, FakeRelease release) {
+    if (release.distribution() == Distribution.KUBEADM) {
+      installKubeadmRelease(host, release);
+      return;
+    }
     Path root = host.root();
     HostProfile layout = HostProfile.k3sDefaults();
     try {
@@ -301,6 +306,45 @@ public final class SandboxHosts implements Closeable {
       Path counter = services.resolve(host.service() + ".restarts");
       long restarts =
           Files.exists(counter) ? Long.parseLong(Files.readString(counter).trim()) + 1 : 0;
+      writeAtomically(services.resolve(host.service()), "active\n");
+      writeAtomically(counter, restarts + "\n");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot provision " + host.name(), e);
+    }
+  }
+
+  /**
+   * A kubeadm node: kubelet, kubeadm and kubectl in /usr/bin, the release's images archive kept in
+   * the images dir, and on a control plane the static-pod manifests of the release and the etcd
+   * certificates an etcdctl snapshot uses.
+   */
+  private void installKubeadmRelease(SandboxHost host, FakeRelease release) {
+    Path root = host.root();
+    HostProfile layout = HostProfile.kubeadmDefaults();
+    try {
+      for (Artifact binary : release.binaries()) {
+        copy(Path.of(binary.source()), root.resolve(relative(binary.installPath())), "rwxr-xr-x");
+      }
+      Path imagesDir = Files.createDirectories(root.resolve(relative(layout.imagesDir())));
+      try (DirectoryStream<Path> old = Files.newDirectoryStream(imagesDir, "kubernetes-images-*.tar")) {
+        for (Path file : old) {
+          Files.delete(file);
+        }
+      }
+      copy(Path.of(release.images().source()), root.resolve(relative(release.images().installPath())), "rw-r--r--");
+      if (host.role() == NodeRole.CONTROL_PLANE) {
+        Path manifests = Files.createDirectories(root.resolve("etc/kubernetes/manifests"));
+        for (Map.Entry<String, String> m : FakeReleases.staticPodManifests(release.version()).entrySet()) {
+          writeAtomically(manifests.resolve(m.getKey()), m.getValue());
+        }
+        Path pki = Files.createDirectories(root.resolve("etc/kubernetes/pki/etcd"));
+        for (String file : List.of("ca.crt", "server.crt", "server.key")) {
+          writeAtomically(pki.resolve(file), "fake " + file + " of the sandbox's etcd\n");
+        }
+      }
+      Path services = Files.createDirectories(root.resolve("run/sandbox/services"));
+      Path counter = services.resolve(host.service() + ".restarts");
+      long restarts = Files.exists(counter) ? Long.parseLong(Files.readString(counter).trim()) + 1 : 0;
       writeAtomically(services.resolve(host.service()), "active\n");
       writeAtomically(counter, restarts + "\n");
     } catch (IOException e) {

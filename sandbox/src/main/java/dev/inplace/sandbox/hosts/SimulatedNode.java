@@ -8,7 +8,24 @@ import java.nio.file.Path;
  *
  * @param name the Kubernetes Node name
  * @param root the node's root directory ({@code INPLACE_HOST_ROOT})
- * @param service the k3s service unit ({@code k3s} or {@code k3s-agent})
- * @param role a k3s server (with an embedded etcd member) or an agent
+ * @param service the service unit ({@code k3s} or {@code k3s-agent}; {@code kubelet} on kubeadm)
+ * @param role a control plane (a k3s server with an embedded etcd member) or a worker
  */
-public record SimulatedNode(String name, Path root, String service, NodeRole role) {}
+public record SimulatedNode(String name, Path root, String service, NodeRole role) {
+
+  /** The kubelet's service on kubeadm nodes; every other service is k3s's. */
+  public static final String KUBELET_SERVICE = "kubelet";
+
+  /**
+   * The binary, relative to the root, whose {@code --version} the kubelet reports: {@code
+   * usr/bin/kubelet} on kubeadm nodes, {@code usr/local/bin/k3s} otherwise (as the fake systemctl).
+   */
+  public String versionBinary() {
+    return KUBELET_SERVICE.equals(service) ? "usr/bin/kubelet" : "usr/local/bin/k3s";
+  }
+
+  /** Whether the Node carries k3s's EtcdIsVoter condition (k3s servers only). */
+  public boolean reportsEtcdVoter() {
+    return role == NodeRole.CONTROL_PLANE && !KUBELET_SERVICE.equals(service);
+  }
+}

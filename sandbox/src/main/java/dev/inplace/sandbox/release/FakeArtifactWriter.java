@@ -93,6 +93,156 @@ final class FakeArtifactWriter {
         });
   }
 
+  /** The etcd image tag kubeadm deploys with a Kubernetes version (as upstream pins them). */
+  static String etcdTagOf(String version) {
+    String minor = version.replaceFirst("^v1\\.(\\d+)\\..*$", "$1");
+    return switch (minor) {
+      case "29", "30" -> "3.5.12-0";
+      case "31" -> "3.5.15-0";
+      default -> "3.5.16-0";
+    };
+  }
+
+  /**
+   * A fake kubeadm, kubelet or kubectl of {@code version}: a shell script padded like {@link
+   * #writeBinary}. kubelet prints {@code Kubernetes V} for {@code --version}; kubectl prints its
+   * client version; kubeadm prints {@code V} for {@code version -o short} and simulates {@code
+   * upgrade plan|apply|node}: it records each run and its phases in {@code
+   * $INPLACE_HOST_ROOT/var/log/kubeadm-phases.log}, keeps the previous static-pod manifests in
+   * {@code etc/kubernetes/tmp/kubeadm-backup-manifests-*} and writes {@code
+   * etc/kubernetes/manifests/} with the new image tags on a control plane, and the kubelet
+   * configuration everywhere. {@code apply} refuses a version other than its own, as kubeadm does.
+   */
+  static Written writeKubernetesBinary(Path target, String name, String version, long totalBytes)
+      throws IOException {
+    String script =
+        switch (name) {
+          case "kubelet" -> """
+              #!/bin/sh
+              # Fake kubelet @VERSION@ made by the inplace sandbox.
+              case "${1:-}" in
+                --version|version) echo 'Kubernetes @VERSION@' ;;
+              esac
+              exit 0
+              """;
+          case "kubectl" -> """
+              #!/bin/sh
+              # Fake kubectl @VERSION@ made by the inplace sandbox.
+              case "${1:-}" in
+                version) echo 'Client Version: @VERSION@'; echo 'Kustomize Version: v5.4.2' ;;
+              esac
+              exit 0
+              """;
+          case "kubeadm" -> KUBEADM;
+          default -> throw new IllegalArgumentException("no fake Kubernetes binary " + name);
+        };
+    byte[] header =
+        script.replace("@VERSION@", version).replace("@ETCD@", etcdTagOf(version))
+            .getBytes(StandardCharsets.US_ASCII);
+    return writeAtomically(
+        target,
+        out -> {
+          out.write(header);
+          writePaddingLines(out, seed(name, version), totalBytes - header.length);
+        });
+  }
+
+  private static final String KUBEADM =
+      """
+      #!/bin/bash
+      # Fake kubeadm @VERSION@ made by the inplace sandbox: it reports its version and simulates upgrades.
+      set -eu
+      root="${INPLACE_HOST_ROOT:-}"
+      log="$root/var/log/kubeadm-phases.log"
+      manifests="$root/etc/kubernetes/manifests"
+      mkdir -p "$root/var/log"
+      if [ "${1:-}" = version ]; then
+        if [ "${2:-}" = -o ] && [ "${3:-}" = short ]; then echo '@VERSION@'; else
+          echo 'kubeadm version: &version.Info{Major:"1", GitVersion:"@VERSION@"}'; fi
+        exit 0
+      fi
+      [ "${1:-}" = upgrade ] || exit 0
+      action="${2:-}"; shift 2 || true
+      wanted=""; config=""; yes=0; ignored=""
+      while [ $# -gt 0 ]; do
+        case "$1" in
+          --config) config="${2:-}"; shift 2 ;;
+          --config=*) config="${1#--config=}"; shift ;;
+          --yes|-y) yes=1; shift ;;
+          --ignore-preflight-errors=*) ignored="${1#--ignore-preflight-errors=}"; shift ;;
+          -*) shift ;;
+          *) wanted="$1"; shift ;;
+        esac
+      done
+      if [ -n "$config" ]; then
+        [ -f "$config" ] || { echo "fake kubeadm: config $config not found" >&2; exit 1; }
+        grep -q '^kind: UpgradeConfiguration$' "$config" || { echo "fake kubeadm: $config is no UpgradeConfiguration" >&2; exit 1; }
+        ignored="$(sed -n 's/^  ignorePreflightErrors: \\[\\(.*\\)\\]$/\\1/p' "$config" | head -n 1 | tr -d '" ')"
+        [ -n "$wanted" ] || wanted="$(sed -n 's/^  kubernetesVersion: //p' "$config" | head -n 1)"
+      fi
+      control_plane=0
+      [ -f "$manifests/kube-apiserver.yaml" ] && control_plane=1
+      write_manifests() {
+        local backup="$root/etc/kubernetes/tmp/kubeadm-backup-manifests-$(date +%Y-%m-%d-%H-%M-%S)-$$"
+        mkdir -p "$backup"
+        cp -p "$manifests"/*.yaml "$backup/"
+        for c in kube-apiserver kube-controller-manager kube-scheduler; do
+          printf 'apiVersion: v1\\nkind: Pod\\nmetadata:\\n  name: %s\\n  namespace: kube-system\\nspec:\\n  containers:\\n  - name: %s\\n    image: registry.k8s.io/%s:@VERSION@\\n' \\
+            "$c" "$c" "$c" > "$manifests/$c.yaml.tmp"
+          mv -f "$manifests/$c.yaml.tmp" "$manifests/$c.yaml"
+        done
+        printf 'apiVersion: v1\\nkind: Pod\\nmetadata:\\n  name: etcd\\n  namespace: kube-system\\nspec:\\n  containers:\\n  - name: etcd\\n    image: registry.k8s.io/etcd:@ETCD@\\n' \\
+          > "$manifests/etcd.yaml.tmp"
+        mv -f "$manifests/etcd.yaml.tmp" "$manifests/etcd.yaml"
+      }
+      kubelet_config() {
+        mkdir -p "$root/var/lib/kubelet"
+        printf 'apiVersion: kubelet.config.k8s.io/v1beta1\\nkind: KubeletConfiguration\\n# written by kubeadm @VERSION@\\n' > "$root/var/lib/kubelet/config.yaml"
+      }
+      record() { echo "$(date +%s) $*" >> "$log"; }
+      case "$action" in
+        plan)
+          record "upgrade plan ${wanted:-@VERSION@} config=${config:+yes} ignore=$ignored phases=preflight,plan"
+          echo "Upgrade to the latest version in the v1.x series: @VERSION@" ;;
+        apply)
+          if [ "$wanted" != '@VERSION@' ]; then
+            echo "fake kubeadm @VERSION@: cannot upgrade to $wanted, only to @VERSION@" >&2; exit 1
+          fi
+          [ "$yes" = 1 ] || [ -n "$config" ] || { echo "fake kubeadm: apply needs --yes" >&2; exit 1; }
+          [ "$control_plane" = 1 ] || { echo "fake kubeadm: apply needs a control plane (no $manifests/kube-apiserver.yaml)" >&2; exit 1; }
+          write_manifests; kubelet_config
+          record "upgrade apply @VERSION@ config=${config:+yes} ignore=$ignored phases=preflight,control-plane,upload-config,kubelet-config,bootstrap-token,addon/coredns,addon/kube-proxy,post-upgrade"
+          echo "[upgrade/successful] SUCCESS! Your cluster was upgraded to \\"@VERSION@\\"." ;;
+        node)
+          if [ "$control_plane" = 1 ]; then
+            write_manifests; kubelet_config
+            record "upgrade node @VERSION@ config=${config:+yes} ignore=$ignored phases=preflight,control-plane,etcd,kubelet-config,addon/coredns,addon/kube-proxy"
+          else
+            kubelet_config
+            record "upgrade node @VERSION@ config=${config:+yes} ignore=$ignored phases=preflight,kubelet-config"
+          fi
+          echo "[upgrade] The configuration for this node was successfully upgraded!" ;;
+        *) echo "fake kubeadm: unknown upgrade action $action" >&2; exit 1 ;;
+      esac
+      exit 0
+      """;
+
+  /**
+   * The static-pod manifests a kubeadm control plane of {@code version} runs, by file name: what
+   * the sandbox seeds a control-plane host with before any upgrade.
+   */
+  static java.util.Map<String, String> staticPodManifests(String version) {
+    java.util.Map<String, String> manifests = new java.util.LinkedHashMap<>();
+    for (String c : java.util.List.of("kube-apiserver", "kube-controller-manager", "kube-scheduler")) {
+      manifests.put(c + ".yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " + c
+          + "\n  namespace: kube-system\nspec:\n  containers:\n  - name: " + c + "\n    image: registry.k8s.io/" + c + ":"
+          + version + "\n");
+    }
+    manifests.put("etcd.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: etcd\n  namespace: kube-system\nspec:\n"
+        + "  containers:\n  - name: etcd\n    image: registry.k8s.io/etcd:" + etcdTagOf(version) + "\n");
+    return manifests;
+  }
+
   /**
    * A ustar archive holding {@code manifest.json} (naming the version) and {@code padding.bin}
    * ({@code paddingBytes} pseudo-random bytes). Entry times are zero so the archive is
@@ -100,13 +250,32 @@ final class FakeArtifactWriter {
    */
   static Written writeImageArchive(Path target, String version, long paddingBytes)
       throws IOException {
-    byte[] manifest =
-        ("{\"k3sVersion\":\""
-                + version
-                + "\",\"images\":[\"docker.io/rancher/k3s:"
-                + version.replace('+', '-')
-                + "\",\"docker.io/rancher/mirrored-pause:3.6\"]}\n")
-            .getBytes(StandardCharsets.US_ASCII);
+    return writeImageArchive(
+        target,
+        version,
+        paddingBytes,
+        "{\"k3sVersion\":\""
+            + version
+            + "\",\"images\":[\"docker.io/rancher/k3s:"
+            + version.replace('+', '-')
+            + "\",\"docker.io/rancher/mirrored-pause:3.6\"]}\n");
+  }
+
+  /** The image archive of a kubeadm release: the control-plane images of {@code version}. */
+  static Written writeKubernetesImageArchive(Path target, String version, long paddingBytes) throws IOException {
+    return writeImageArchive(
+        target,
+        version,
+        paddingBytes,
+        "{\"kubernetesVersion\":\"" + version + "\",\"images\":[\"registry.k8s.io/kube-apiserver:" + version
+            + "\",\"registry.k8s.io/kube-controller-manager:" + version + "\",\"registry.k8s.io/kube-scheduler:"
+            + version + "\",\"registry.k8s.io/kube-proxy:" + version + "\",\"registry.k8s.io/etcd:"
+            + etcdTagOf(version) + "\",\"registry.k8s.io/coredns/coredns:v1.11.3\",\"registry.k8s.io/pause:3.10\"]}\n");
+  }
+
+  private static Written writeImageArchive(Path target, String version, long paddingBytes, String manifestJson)
+      throws IOException {
+    byte[] manifest = manifestJson.getBytes(StandardCharsets.US_ASCII);
     return writeAtomically(
         target,
         out -> {

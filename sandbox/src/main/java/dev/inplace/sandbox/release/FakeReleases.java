@@ -24,11 +24,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The sandbox's k3s releases: generates fake artifacts per version under an artifacts directory and
- * writes the release catalogue ({@value #CATALOGUE_FILE}) that tooling reads.
+ * The sandbox's releases of one distribution: generates fake artifacts per version under an
+ * artifacts directory and writes the release catalogue ({@value #CATALOGUE_FILE}) that tooling
+ * reads.
  *
- * <p>Layout: {@code <artifactsDir>/<version>/k3s} and {@code
- * <artifactsDir>/<version>/k3s-airgap-images-amd64.tar}. Not thread-safe; build it once.
+ * <p>Layout, k3s: {@code <artifactsDir>/<version>/k3s} and {@code
+ * <artifactsDir>/<version>/k3s-airgap-images-amd64.tar}; kubeadm: {@code kubelet}, {@code kubeadm},
+ * {@code kubectl} and {@code kubernetes-images-amd64.tar}. Not thread-safe; build it once.
  */
 public final class FakeReleases {
   private static final Logger LOG = LoggerFactory.getLogger(FakeReleases.class);
@@ -38,17 +40,32 @@ public final class FakeReleases {
   public static final String IMAGES_NAME = "k3s-airgap-images";
   public static final String IMAGES_FILE = "k3s-airgap-images-amd64.tar";
   public static final String ARCH = "amd64";
+  /** kubeadm releases: the kubelet first (it reports the node's version), then kubeadm and kubectl. */
+  public static final List<String> KUBEADM_BINARIES = List.of("kubelet", "kubeadm", "kubectl");
+  public static final String KUBERNETES_IMAGES_NAME = "kubernetes-images";
+  public static final String KUBERNETES_IMAGES_FILE = "kubernetes-images-amd64.tar";
 
   private final Path artifactsDir;
   private final FakeReleaseSizes sizes;
+  private final Distribution distribution;
   // Keyed by the version text; ordered by Kubernetes version order, then text (pre-releases).
   private final Map<String, FakeRelease> releases =
       new TreeMap<>(
           Comparator.comparing(FakeReleases::parse).thenComparing(Comparator.naturalOrder()));
 
+  /** k3s releases. */
   public FakeReleases(Path artifactsDir, FakeReleaseSizes sizes) {
+    this(artifactsDir, sizes, Distribution.K3S);
+  }
+
+  public FakeReleases(Path artifactsDir, FakeReleaseSizes sizes, Distribution distribution) {
     this.artifactsDir = artifactsDir.toAbsolutePath();
     this.sizes = sizes;
+    this.distribution = distribution;
+  }
+
+  public Distribution distribution() {
+    return distribution;
   }
 
   public Path artifactsDir() {
@@ -58,6 +75,9 @@ public final class FakeReleases {
   /** Generates (or regenerates, identically) the artifacts of {@code version}. */
   public FakeRelease add(String version) {
     parse(version);
+    if (distribution == Distribution.KUBEADM) {
+      return addKubeadm(version);
+    }
     Path dir = artifactsDir.resolve(version);
     HostProfile layout = HostProfile.k3sDefaults();
     try {
@@ -103,6 +123,44 @@ public final class FakeReleases {
     }
   }
 
+  /**
+   * kubelet (the full binary size), kubeadm and kubectl (half of it each) into the profile's bin
+   * dir, and the image archive into its images dir, imported with ctr at install.
+   */
+  private FakeRelease addKubeadm(String version) {
+    Path dir = artifactsDir.resolve(version);
+    HostProfile layout = HostProfile.kubeadmDefaults();
+    try {
+      List<Artifact> binaries = new ArrayList<>();
+      for (String name : KUBEADM_BINARIES) {
+        Path file = dir.resolve(name);
+        long size = "kubelet".equals(name) ? sizes.binaryBytes() : sizes.binaryBytes() / 2;
+        FakeArtifactWriter.Written written = FakeArtifactWriter.writeKubernetesBinary(file, name, version, size);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
+        binaries.add(new Artifact(name, ArtifactKind.BINARY, file.toString(), written.sha256(), written.sizeBytes(),
+            layout.binDir() + "/" + name, "0755"));
+      }
+      Path imagesFile = dir.resolve(KUBERNETES_IMAGES_FILE);
+      FakeArtifactWriter.Written images =
+          FakeArtifactWriter.writeKubernetesImageArchive(imagesFile, version, sizes.imagePaddingBytes());
+      Files.setPosixFilePermissions(imagesFile, PosixFilePermissions.fromString("rw-r--r--"));
+      FakeRelease release = new FakeRelease(version, Distribution.KUBEADM, binaries,
+          new Artifact(KUBERNETES_IMAGES_NAME, ArtifactKind.IMAGE_ARCHIVE, imagesFile.toString(), images.sha256(),
+              images.sizeBytes(), layout.imagesDir() + "/kubernetes-images-amd64-" + version + ".tar", "0644"));
+      releases.put(version, release);
+      LOG.info("fake kubeadm release {}: kubelet {} bytes sha256 {}", version, binaries.get(0).sizeBytes(),
+          binaries.get(0).sha256());
+      return release;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write fake release " + version, e);
+    }
+  }
+
+  /** The static-pod manifests of a kubeadm control plane at {@code version}, by file name. */
+  public static Map<String, String> staticPodManifests(String version) {
+    return FakeArtifactWriter.staticPodManifests(version);
+  }
+
   /** The release of {@code version}; it must have been added. */
   public FakeRelease release(String version) {
     parse(version);
@@ -132,7 +190,7 @@ public final class FakeReleases {
     for (FakeRelease release : releases.values()) {
       Map<String, Object> entry = new LinkedHashMap<>();
       entry.put("version", release.version());
-      entry.put("distribution", Distribution.K3S.name());
+      entry.put("distribution", release.distribution().name());
       entry.put("arch", ARCH);
       entry.put("artifacts", release.artifacts().stream().map(FakeReleases::toJson).toList());
       entries.add(entry);
@@ -170,7 +228,7 @@ public final class FakeReleases {
         || !version.equals(version.strip())
         || !KubeVersion.isValid(version)) {
       throw new IllegalArgumentException(
-          "'" + version + "' is not a k3s version like v1.30.4+k3s1");
+          "'" + version + "' is not a version like v1.30.4+k3s1 or v1.30.6");
     }
     return KubeVersion.parse(version);
   }

@@ -116,6 +116,77 @@ class DemoIT {
         "--fail", "worker-1:verify", "--on-failure", "retry", "--ready-timeout", "5");
   }
 
+  @Test
+  void upgradesAKubeadmClusterAndRollsBackTheWorkerWhoseKubeadmUpgradeFails() throws Exception {
+    demo(
+        (estate, summary, output) -> {
+          assertEquals(5, summary.nodes(), output);
+          assertEquals(4, summary.upgraded(), output);
+          assertEquals(1, summary.rolledBack(), output);
+          NodeOutcome failed = outcome(summary, "worker-1");
+          assertEquals("upgrade", failed.failedStep());
+          assertEquals("KubeadmUpgradeFailed", failed.reason());
+          FakeRelease from = estate.releases().release(estate.spec().fromVersion());
+          FakeRelease to = estate.releases().release(estate.spec().toVersion());
+          for (Estate.EstateNode node : estate.nodes()) {
+            boolean back = node.name().equals("worker-1");
+            FakeRelease expected = back ? from : to;
+            Node n = estate.workload().nodes().withName(node.name()).get();
+            assertEquals(expected.version(), n.getStatus().getNodeInfo().getKubeletVersion(), node.name());
+            assertFalse(Boolean.TRUE.equals(n.getSpec().getUnschedulable()), node.name() + " must be schedulable");
+            assertEquals(expected.version(), spec(estate, CapiResources.MACHINE, node.machine()).get("version"));
+            assertNoInplaceAnnotations(estate, CapiResources.MACHINE, node.machine());
+            Path root = estate.hostRoot(node.name());
+            for (String binary : List.of("kubeadm", "kubelet", "kubectl")) {
+              assertEquals(expected.binary(binary).sha256(), sha256(root.resolve("usr/bin/" + binary)), node.name() + " " + binary);
+            }
+          }
+          // kubeadm upgrade apply on the first control plane only, with the UpgradeConfiguration and
+          // the CoreDNS migration checks ignored; upgrade node elsewhere; none on the rolled-back worker.
+          String first = Files.readString(estate.hostRoot("cp-0").resolve("var/log/kubeadm-phases.log"));
+          assertTrue(first.contains("upgrade plan v1.31.2 config=yes ignore=CoreDNSUnsupportedPlugins,CoreDNSMigration"), first);
+          assertTrue(first.contains("upgrade apply v1.31.2 config=yes"), first);
+          for (String other : List.of("cp-1", "cp-2", "worker-0")) {
+            String phases = Files.readString(estate.hostRoot(other).resolve("var/log/kubeadm-phases.log"));
+            assertTrue(phases.contains("upgrade node v1.31.2") && !phases.contains("apply"), other + ": " + phases);
+          }
+          assertFalse(Files.exists(estate.hostRoot("worker-1").resolve("var/log/kubeadm-phases.log")));
+          for (String cp : List.of("cp-0", "cp-1", "cp-2")) {
+            Path manifests = estate.hostRoot(cp).resolve("etc/kubernetes/manifests");
+            assertTrue(Files.readString(manifests.resolve("kube-apiserver.yaml")).contains("kube-apiserver:v1.31.2"), cp);
+            assertTrue(Files.readString(manifests.resolve("etcd.yaml")).contains("etcd:3.5.15-0"), cp);
+            assertTrue(Files.readString(estate.hostRoot(cp).resolve("var/log/ctr-imports.log"))
+                .contains("k8s.io " + to.images().installPath()), cp + " imported the images before the upgrade");
+          }
+          ControlPlaneUpgrade cr =
+              estate.management().resources(ControlPlaneUpgrade.class).inNamespace(Estate.NAMESPACE).withName(CR_NAME).get();
+          assertEquals(UpgradePhase.SUCCEEDED, cr.getStatus().getPhase());
+          assertTrue(Files.exists(estate.hostRoot("cp-0").resolve(
+              "var/lib/inplace/etcd-snapshots/" + cr.getStatus().getEtcdSnapshot() + ".db")), "etcdctl snapshot on cp-0");
+
+          // KubeadmControlPlane bookkeeping: each control plane's KubeadmConfig, InfraMachine and
+          // Machine annotation match the KubeadmControlPlane, whose version is recorded at the end.
+          Map<?, ?> kcp = spec(estate, CapiResources.KUBEADM_CONTROL_PLANE, Estate.CONTROL_PLANE);
+          assertEquals(to.version(), kcp.get("version"));
+          assertNoInplaceAnnotations(estate, CapiResources.KUBEADM_CONTROL_PLANE, Estate.CONTROL_PLANE);
+          Object clusterConfiguration = ((Map<?, ?>) kcp.get("kubeadmConfigSpec")).get("clusterConfiguration");
+          ResourceDefinitionContext metal3 = new ResourceDefinitionContext.Builder().withGroup("infrastructure.cluster.x-k8s.io")
+              .withVersion("v1beta1").withKind("Metal3Machine").withPlural("metal3machines").withNamespaced(true).build();
+          for (String cp : List.of("cp-0", "cp-1", "cp-2")) {
+            String machine = Estate.CLUSTER + "-" + cp;
+            assertEquals(clusterConfiguration, spec(estate, CapiResources.KUBEADM_CONFIG, machine).get("clusterConfiguration"), machine);
+            assertEquals(cp.equals("cp-0"), spec(estate, CapiResources.KUBEADM_CONFIG, machine).get("initConfiguration") != null);
+            assertEquals(Estate.CONTROL_PLANE + "-v2",
+                object(estate, metal3, machine).getMetadata().getAnnotations().get("cluster.x-k8s.io/cloned-from-name"));
+            String annotation = object(estate, CapiResources.MACHINE, machine).getMetadata().getAnnotations()
+                .get("controlplane.cluster.x-k8s.io/kubeadm-cluster-configuration");
+            assertEquals(clusterConfiguration, new com.fasterxml.jackson.databind.ObjectMapper().readValue(annotation, Map.class));
+          }
+        },
+        "--distribution", "kubeadm", "--control-planes", "3", "--pools", "1", "--workers", "2", "--binary-size-mib", "1",
+        "--fail", "worker-1:upgrade", "--on-failure", "skip", "--ready-timeout", "10");
+  }
+
   /** From the resources' node tables: the last control plane finished before the first worker started. */
   private static void assertControlPlaneFinishedBeforeAnyWorkerStarted(Estate estate) {
     var cp = estate.management().resources(ControlPlaneUpgrade.class).inNamespace(Estate.NAMESPACE).withName(CR_NAME).get();

@@ -61,7 +61,7 @@ class FaultInjectorTest {
             IllegalArgumentException.class, () -> faults.arm("worker-1", UpgradeStep.CORDON, "v3"));
     assertEquals(
         "cannot inject a fault at step cordon; supported steps: preflight, stage, drain, backup,"
-            + " install, restart, verify, restore, snapshot",
+            + " install, upgrade, restart, verify, restore, snapshot",
         e.getMessage());
     assertThrows(
         IllegalArgumentException.class, () -> faults.clear("worker-1", UpgradeStep.UNCORDON));

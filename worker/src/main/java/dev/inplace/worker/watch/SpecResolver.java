@@ -97,7 +97,7 @@ final class SpecResolver {
               distribution,
               target,
               release.artifacts(),
-              profile(spec.getHostProfile()),
+              profile(spec.getHostProfile(), distribution),
               ssh,
               drain(spec.getDrain()),
               orDefault(spec.getReadyTimeoutSeconds(), UpgradeSpec.DEFAULT_READY_TIMEOUT_SECONDS),
@@ -198,8 +198,9 @@ final class SpecResolver {
     }
   }
 
-  private static HostProfile profile(HostProfileSpec spec) {
-    HostProfile d = HostProfile.k3sDefaults();
+  /** The distribution's standard layout (k3s or kubeadm), with the spec's overrides. */
+  private static HostProfile profile(HostProfileSpec spec, Distribution distribution) {
+    HostProfile d = distribution.defaultProfile();
     if (spec == null) {
       return d;
     }

@@ -27,6 +27,14 @@ public interface ClusterApiActivities {
   MachineMarkResult markMachineUpgrading(MachineMarkRequest request);
 
   /**
+   * Pauses the control-plane object for a ControlPlaneUpgrade run (records {@code owner} in {@link
+   * #PAUSED_BY_ANNOTATION}); {@link #recordControlPlaneVersion} with the same owner unpauses it at
+   * the end. Idempotent; an object someone else paused is left as it is. {@code version} is unused.
+   */
+  @ActivityMethod
+  BookkeepingResult pauseControlPlane(ControlPlaneVersionRequest request);
+
+  /**
    * Sets the control-plane object's {@code spec.version}, under {@link #PAUSED_ANNOTATION} (set
    * before the patch, removed after, only if this run set it). Idempotent. Returns the patches done,
    * in order.
@@ -58,6 +66,32 @@ public interface ClusterApiActivities {
   MachineVersionResult recordMachineVersion(MachineVersionRequest request);
 
   record MachineVersionRequest(String namespace, String machineName, String version) {}
+
+  /** kubeadm's ClusterConfiguration JSON on control-plane Machines (v1beta1 KCP, still read). */
+  String KUBEADM_CLUSTER_CONFIGURATION_ANNOTATION = "controlplane.cluster.x-k8s.io/kubeadm-cluster-configuration";
+  /** On an InfraMachine: the template it was cloned from. */
+  String CLONED_FROM_NAME_ANNOTATION = "cluster.x-k8s.io/cloned-from-name";
+  /** On an InfraMachine: {@code Kind.group} of the template it was cloned from. */
+  String CLONED_FROM_GROUPKIND_ANNOTATION = "cluster.x-k8s.io/cloned-from-groupkind";
+
+  /**
+   * Records a node's upgrade on its Machine and whatever the distribution's control plane compares
+   * to decide a Machine is up to date (capi-contracts.md s.3.3, s.5.3). Every distribution: {@code
+   * Machine.spec.version}. kubeadm control planes, before it: the KubeadmConfig spec set to the
+   * KubeadmControlPlane's {@code kubeadmConfigSpec} (init/join configuration kept as the Machine had
+   * it), the InfraMachine's cloned-from annotations set to the KubeadmControlPlane's machine
+   * template, then the Machine's cluster-configuration annotation with its version in one patch, so
+   * a Machine at the version has everything else recorded too. Idempotent; returns the patches in
+   * order.
+   */
+  @ActivityMethod
+  MachineRecordResult recordMachineUpgrade(MachineRecordRequest request);
+
+  record MachineRecordRequest(
+      String namespace, String machineName, String version, Distribution distribution, NodeRole role) {}
+
+  /** @param patches the patches done, in order; empty when everything already recorded the version */
+  record MachineRecordResult(String previousVersion, java.util.List<String> patches) {}
 
   record MachineVersionResult(String previousVersion, boolean changed) {}
 }

@@ -1,7 +1,42 @@
 package dev.inplace.workflows.api;
 
-/** The Kubernetes distribution a cluster runs; selects the host profile and the remote steps. */
+/**
+ * The Kubernetes distribution a cluster runs; selects the host profile and the remote steps. The
+ * workflows ask a distribution what it needs (an upgrade command, etcd voter conditions) instead of
+ * branching on its name.
+ */
 public enum Distribution {
-  K3S,
-  KUBEADM
+  /** One {@code k3s} binary; a service restart upgrades the node. */
+  K3S(false, true),
+  /**
+   * kubeadm, kubelet and kubectl; {@code kubeadm upgrade apply|node} upgrades the static pods and
+   * the kubelet configuration before the kubelet restarts.
+   */
+  KUBEADM(true, false);
+
+  private final boolean upgradeCommand;
+  private final boolean etcdVoterCondition;
+
+  Distribution(boolean upgradeCommand, boolean etcdVoterCondition) {
+    this.upgradeCommand = upgradeCommand;
+    this.etcdVoterCondition = etcdVoterCondition;
+  }
+
+  /**
+   * Whether the node runs the distribution's own upgrade command ({@link UpgradeStep#UPGRADE})
+   * between installing the binaries and restarting the service.
+   */
+  public boolean hasUpgradeCommand() {
+    return upgradeCommand;
+  }
+
+  /** Whether control-plane Nodes publish k3s's {@code EtcdIsVoter} condition. */
+  public boolean reportsEtcdVoterCondition() {
+    return etcdVoterCondition;
+  }
+
+  /** The standard host layout of this distribution. */
+  public HostProfile defaultProfile() {
+    return this == KUBEADM ? HostProfile.kubeadmDefaults() : HostProfile.k3sDefaults();
+  }
 }

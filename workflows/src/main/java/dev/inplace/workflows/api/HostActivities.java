@@ -30,6 +30,17 @@ public interface HostActivities {
   @ActivityMethod
   InstallResult installArtifacts(InstallRequest request);
 
+  /**
+   * Runs the distribution's own upgrade command with the newly installed binaries, for
+   * distributions that have one ({@link Distribution#hasUpgradeCommand()}). kubeadm: {@code kubeadm
+   * upgrade plan} and {@code kubeadm upgrade apply V --yes} on the first control plane ({@code
+   * UpgradeConfiguration} through {@code --config} from v1.30), {@code kubeadm upgrade node}
+   * elsewhere. Idempotent: kubeadm re-runs cleanly, and a control plane whose static-pod manifests
+   * already carry the target is reported as already upgraded.
+   */
+  @ActivityMethod
+  UpgradeCommandResult runUpgradeCommand(UpgradeCommandRequest request);
+
   /** Restarts the distribution's service and reports whether it is active. */
   @ActivityMethod
   ServiceResult restartService(ServiceRequest request);
@@ -40,7 +51,8 @@ public interface HostActivities {
 
   /**
    * Takes an etcd snapshot on a control-plane host before anything changes (k3s: {@code k3s
-   * etcd-snapshot save --name NAME}). Idempotent: a snapshot whose file name starts with {@code
+   * etcd-snapshot save --name NAME}; kubeadm: {@code etcdctl snapshot save} with the etcd static
+   * pod's certificates, into {@code NAME.db}). Idempotent: a snapshot whose file name starts with {@code
    * name} is found and returned instead of taking another.
    */
   @ActivityMethod
@@ -86,22 +98,67 @@ public interface HostActivities {
       String installedVersion,
       boolean serviceActive) {}
 
-  record StageRequest(HostAccess host, HostProfile profile, List<Artifact> artifacts) {}
+  /**
+   * @param distribution whose host steps to use; null (requests of runs started before the field
+   *     existed) means K3S
+   */
+  record StageRequest(HostAccess host, HostProfile profile, List<Artifact> artifacts, Distribution distribution) {
+    public StageRequest(HostAccess host, HostProfile profile, List<Artifact> artifacts) {
+      this(host, profile, artifacts, Distribution.K3S);
+    }
+  }
 
   record StageResult(List<String> uploaded, List<String> alreadyPresent, long bytesSent) {}
 
   /** Progress heartbeated while staging: artifacts finished so far. */
   record StageProgress(List<String> done, long bytesSent) {}
 
-  record BackupRequest(HostAccess host, HostProfile profile, List<InstalledFile> current) {}
+  record BackupRequest(
+      HostAccess host, HostProfile profile, List<InstalledFile> current, Distribution distribution) {
+    public BackupRequest(HostAccess host, HostProfile profile, List<InstalledFile> current) {
+      this(host, profile, current, Distribution.K3S);
+    }
+  }
 
   record BackupResult(List<String> backedUp, List<String> alreadyBackedUp) {}
 
-  record InstallRequest(HostAccess host, HostProfile profile, List<Artifact> artifacts) {}
+  /** kubeadm also imports each image archive with {@code ctr -n k8s.io images import}. */
+  record InstallRequest(HostAccess host, HostProfile profile, List<Artifact> artifacts, Distribution distribution) {
+    public InstallRequest(HostAccess host, HostProfile profile, List<Artifact> artifacts) {
+      this(host, profile, artifacts, Distribution.K3S);
+    }
+  }
 
   record InstallResult(List<String> installed, List<String> alreadyInstalled) {}
 
-  record ServiceRequest(HostAccess host, String service) {}
+  /** kubeadm runs {@code systemctl daemon-reload} before the restart (the packages ship drop-ins). */
+  record ServiceRequest(HostAccess host, String service, Distribution distribution) {
+    public ServiceRequest(HostAccess host, String service) {
+      this(host, service, Distribution.K3S);
+    }
+  }
+
+  /**
+   * @param role control plane or worker
+   * @param targetVersion the version the installed binaries report, for example {@code v1.31.2}
+   * @param firstControlPlane whether this node upgrades the cluster's control plane ({@code kubeadm
+   *     upgrade apply}) rather than only itself ({@code kubeadm upgrade node})
+   */
+  record UpgradeCommandRequest(
+      HostAccess host,
+      Distribution distribution,
+      HostProfile profile,
+      NodeRole role,
+      String targetVersion,
+      boolean firstControlPlane) {}
+
+  /**
+   * @param command the command run, for the step's summary ({@code kubeadm upgrade apply v1.31.2})
+   * @param alreadyUpgraded true when the host already was at the target and nothing was run
+   * @param backupDir the newest {@code /etc/kubernetes/tmp/kubeadm-backup-manifests-*} on a control
+   *     plane (kubeadm's own copy of the previous static-pod manifests), empty when there is none
+   */
+  record UpgradeCommandResult(String command, boolean alreadyUpgraded, String backupDir) {}
 
   record ServiceResult(String service, boolean active) {}
 
@@ -111,7 +168,16 @@ public interface HostActivities {
    * @param artifacts this run's artifacts, whose image archives are removed if the run added them
    */
   record RestoreRequest(
-      HostAccess host, HostProfile profile, List<InstalledFile> previous, List<Artifact> artifacts) {}
+      HostAccess host,
+      HostProfile profile,
+      List<InstalledFile> previous,
+      List<Artifact> artifacts,
+      Distribution distribution) {
+    public RestoreRequest(
+        HostAccess host, HostProfile profile, List<InstalledFile> previous, List<Artifact> artifacts) {
+      this(host, profile, previous, artifacts, Distribution.K3S);
+    }
+  }
 
   /** @param changed true if any file was put back or removed (a restart is then needed) */
   record RestoreResult(List<String> restored, List<String> removed, boolean changed) {}

@@ -1,8 +1,8 @@
 package dev.inplace.workflows.api;
 
 /**
- * Where things live on a host. Defaults follow the standard k3s layout; every path can be overridden
- * per cluster for customised hosts.
+ * Where things live on a host. Defaults follow the standard k3s or kubeadm layout ({@link
+ * Distribution#defaultProfile()}); every path can be overridden per cluster for customised hosts.
  *
  * @param binDir directory of the distribution binaries
  * @param imagesDir directory the runtime imports air-gap image archives from at start
@@ -37,6 +37,22 @@ public record HostProfile(
         "/var/lib/inplace/backup",
         "k3s",
         "k3s-agent");
+  }
+
+  /**
+   * The layout of a kubeadm host installed from the Kubernetes packages: kubeadm, kubelet and
+   * kubectl in {@code /usr/bin}, one {@code kubelet} service on every node. Image archives are kept
+   * in {@code imagesDir} and imported with {@code ctr -n k8s.io images import} (containerd does not
+   * import a directory on start as k3s does).
+   */
+  public static HostProfile kubeadmDefaults() {
+    return new HostProfile(
+        "/usr/bin",
+        "/var/lib/inplace/images",
+        "/var/lib/inplace/staging",
+        "/var/lib/inplace/backup",
+        "kubelet",
+        "kubelet");
   }
 
   public String serviceFor(NodeRole role) {

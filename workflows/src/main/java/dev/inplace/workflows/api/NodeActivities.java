@@ -60,6 +60,21 @@ public interface NodeActivities {
   @ActivityMethod
   BudgetReport listBlockingBudgets(ClusterRef cluster);
 
+  /**
+   * Read-only: the kubelet version of every control-plane Node (label {@value
+   * #CONTROL_PLANE_NODE_LABEL}), which a worker's new kubelet must not exceed: a control plane's
+   * kubelet is upgraded after its apiserver, so it is never newer than that apiserver.
+   */
+  @ActivityMethod
+  NodeVersions controlPlaneVersions(ClusterRef cluster);
+
+  /** The label kubeadm and k3s put on control-plane Nodes. */
+  String CONTROL_PLANE_NODE_LABEL = "node-role.kubernetes.io/control-plane";
+
+  record NodeVersion(String nodeName, String kubeletVersion) {}
+
+  record NodeVersions(List<NodeVersion> nodes) {}
+
   record NodesRequest(ClusterRef cluster, List<String> nodeNames) {}
 
   record NodesState(List<NodeState> nodes, List<String> missing) {}

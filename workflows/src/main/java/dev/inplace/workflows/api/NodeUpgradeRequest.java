@@ -16,6 +16,9 @@ import java.util.List;
  * @param readyTimeoutSeconds how long the node may take to report Ready at the target version
  * @param minFreeBytes extra free space to require on the staging filesystem beyond the artifacts
  * @param arch the architecture the artifacts are built for ({@code amd64}, {@code arm64})
+ * @param firstControlPlane set by ControlPlaneUpgrade on the control-plane node that upgrades the
+ *     cluster's control plane for distributions with an upgrade command ({@code kubeadm upgrade
+ *     apply}); false everywhere else, and in requests of runs started before the field existed
  */
 public record NodeUpgradeRequest(
     NodeTarget node,
@@ -27,7 +30,25 @@ public record NodeUpgradeRequest(
     DrainOptions drain,
     long readyTimeoutSeconds,
     long minFreeBytes,
-    String arch) {
+    String arch,
+    boolean firstControlPlane) {
+
+  /** A request for any node but the first control plane. */
+  public NodeUpgradeRequest(
+      NodeTarget node,
+      Distribution distribution,
+      String targetVersion,
+      List<Artifact> artifacts,
+      HostProfile profile,
+      SshSettings ssh,
+      DrainOptions drain,
+      long readyTimeoutSeconds,
+      long minFreeBytes,
+      String arch) {
+    this(node, distribution, targetVersion, artifacts, profile, ssh, drain, readyTimeoutSeconds, minFreeBytes, arch,
+        false);
+  }
+
   public NodeUpgradeRequest {
     if (node == null || distribution == null || profile == null || ssh == null) {
       throw new IllegalArgumentException("node, distribution, profile and ssh are required");
@@ -52,6 +73,13 @@ public record NodeUpgradeRequest(
     if (arch == null || !arch.matches("[a-z0-9_]+")) {
       throw new IllegalArgumentException("arch must be a name like amd64 or arm64, got " + arch);
     }
+  }
+
+  /** This request, marked as (or as not) the first control plane. */
+  public NodeUpgradeRequest withFirstControlPlane(boolean first) {
+    return new NodeUpgradeRequest(
+        node, distribution, targetVersion, artifacts, profile, ssh, drain, readyTimeoutSeconds, minFreeBytes, arch,
+        first);
   }
 
   public String serviceName() {

@@ -10,6 +10,11 @@ public enum UpgradeStep {
   DRAIN,
   BACKUP,
   INSTALL,
+  /**
+   * The distribution's own upgrade command, for distributions that have one (kubeadm: {@code
+   * kubeadm upgrade apply} on the first control plane, {@code kubeadm upgrade node} elsewhere).
+   */
+  UPGRADE,
   RESTART,
   VERIFY,
   UNCORDON,

@@ -38,4 +38,13 @@ public final class WorkflowIds {
   public static String nodeUpgrade(String namespace, String machineName, String version) {
     return "node-upgrade/" + namespace + "/" + machineName + "/" + version;
   }
+
+  /**
+   * {@code node-upgrade-hook/<ns>/<machine>/<spec-hash>}: the NodeUpgrade run the CAPI runtime
+   * extension's UpdateMachine hook starts for one Machine and one desired spec, so every repeated
+   * call for that spec finds the same run, and a changed spec gets a new one.
+   */
+  public static String nodeUpgradeForHook(String namespace, String machineName, String specHash) {
+    return "node-upgrade-hook/" + namespace + "/" + machineName + "/" + specHash;
+  }
 }

@@ -34,6 +34,8 @@ public final class UpgradeFailures {
   public static final String REMOTE_COMMAND_FAILED = "RemoteCommandFailed";
   public static final String ROLLBACK_FAILED = "RollbackFailed";
   public static final String ETCD_SNAPSHOT_FAILED = "EtcdSnapshotFailed";
+  /** {@code kubeadm upgrade apply|node} failed; kubeadm rolls back a static pod that does not come up. */
+  public static final String KUBEADM_UPGRADE_FAILED = "KubeadmUpgradeFailed";
   /** The control plane did not become healthy (Ready at version, /readyz, etcd voters) in time. */
   public static final String CONTROL_PLANE_UNHEALTHY = "ControlPlaneUnhealthy";
   /** A parent run found a node failed and stopped starting new ones (failure policy Halt). */
@@ -70,6 +72,7 @@ public final class UpgradeFailures {
           REMOTE_COMMAND_FAILED,
           ROLLBACK_FAILED,
           ETCD_SNAPSHOT_FAILED,
+          KUBEADM_UPGRADE_FAILED,
           CONTROL_PLANE_UNHEALTHY,
           NODE_UPGRADE_FAILED);
 

@@ -2,9 +2,9 @@ package dev.inplace.workflows.impl;
 
 import dev.inplace.workflows.api.ClusterApiActivities.BookkeepingResult;
 import dev.inplace.workflows.api.ClusterApiActivities.ControlPlaneVersionRequest;
+import dev.inplace.workflows.api.ClusterApiActivities;
 import dev.inplace.workflows.api.ClusterInventory;
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow;
-import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.HostActivities.ArtifactCheckRequest;
 import dev.inplace.workflows.api.HostActivities.EtcdSnapshotRequest;
 import dev.inplace.workflows.api.HostActivities.EtcdSnapshotResult;
@@ -73,6 +73,7 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
       Map<String, NodeUpgradeRequest> requests = checkControlPlanes(inventory);
       if (!book.aborting()) {
         snapshotEtcd(requests.get(controlPlanes.get(0).nodeName()));
+        pauseControlPlane(inventory.controlPlane());
       }
       upgradeNodes();
       recordVersion(inventory.controlPlane());
@@ -244,8 +245,27 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
             .toList();
     healthGate.awaitControlPlaneHealthy(
         new ControlPlaneCheckRequest(
-            cluster(), expected, template().distribution() == Distribution.K3S,
+            cluster(), expected, template().distribution().reportsEtcdVoterCondition(),
             ActivityOptionsCatalog.CONTROL_PLANE_GATE_SECONDS));
+  }
+
+  /**
+   * For a distribution with an upgrade command (kubeadm), the node that upgrades the cluster's
+   * control plane ({@code kubeadm upgrade apply}) is the first one started while no control plane
+   * runs the target yet: normally the first, and the next one if the first was rolled back and
+   * skipped. Every later one runs {@code kubeadm upgrade node}. Only the child's input changes.
+   */
+  @Override
+  protected NodeUpgradeRequest requestFor(MachineInfo machine) {
+    NodeUpgradeRequest request = super.requestFor(machine);
+    if (!template().distribution().hasUpgradeCommand()) {
+      return request;
+    }
+    boolean applied =
+        controlPlanes.stream()
+            .anyMatch(m -> target().equals(observed.get(m.nodeName()))
+                || book.status(m.nodeName()).phase() == NodePhase.UPGRADED);
+    return request.withFirstControlPlane(!applied);
   }
 
   private String expectedVersion(MachineInfo m) {
@@ -255,17 +275,45 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
 
   // ---- end --------------------------------------------------------------------------------------
 
+  /**
+   * Pauses the control-plane object for the run (before any Machine records the new version), so
+   * its controller never sees an upgraded Machine as outdated and replaces it. Recording the
+   * version at the end unpauses it.
+   */
+  private void pauseControlPlane(ObjectRef controlPlane) {
+    if (book.nextPending().isEmpty()) {
+      return; // every control plane already runs the target: nothing will race
+    }
+    try {
+      BookkeepingResult done = clusterApi.pauseControlPlane(
+          new ControlPlaneVersionRequest(cluster().namespace(), controlPlane, target(), Workflow.getInfo().getWorkflowId()));
+      log.info("{} {}: {}", controlPlane.kind(), controlPlane.name(),
+          done == null || done.patches().isEmpty() ? "already paused" : String.join("; ", done.patches()));
+    } catch (ActivityFailure e) {
+      Failures.rethrowIfCancelled(e);
+      throw refuse(Failures.typeOf(e, UpgradeFailures.KUBERNETES_API_ERROR),
+          "could not pause " + controlPlane.kind() + " " + controlPlane.name() + ": " + Failures.describe(e)
+              + "; nothing was changed");
+    }
+  }
+
   private void recordVersion(ObjectRef controlPlane) {
     String object = controlPlane.kind() + " " + controlPlane.name();
+    // With mixed versions the control-plane object stays paused: unpaused, its controller would
+    // replace the upgraded Machines (their version differs from its spec.version).
+    String leftPaused = "; " + object + " stays paused (" + ClusterApiActivities.PAUSED_ANNOTATION
+        + ") until an operator sets its spec.version or rolls the nodes back";
     if (book.aborting()) {
-      end(RunPhase.ABORTED, "aborted: " + counts() + "; " + target() + " not recorded on " + object);
+      end(RunPhase.ABORTED, "aborted: " + counts() + "; " + target() + " not recorded on " + object
+          + (book.upgraded() > 0 ? leftPaused : ""));
       return;
     }
     if (!book.allUpgraded()) {
       List<String> skipped =
           book.statuses().stream().filter(s -> s.phase() == NodePhase.SKIPPED).map(NodeStatus::node).toList();
       end(outcome(), counts() + "; " + target() + " not recorded on " + object + " because "
-          + ClusterPreflight.list(skipped) + " stayed on the old version (skipped)");
+          + ClusterPreflight.list(skipped) + " stayed on the old version (skipped)"
+          + (book.upgraded() > 0 ? leftPaused : ""));
       return;
     }
     book.finish();

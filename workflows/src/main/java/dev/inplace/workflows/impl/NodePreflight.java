@@ -5,6 +5,7 @@ import dev.inplace.workflows.api.HostActivities.HostFacts;
 import dev.inplace.workflows.api.HostActivities.InstalledFile;
 import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.NodeActivities.NodeState;
+import dev.inplace.workflows.api.NodeActivities.NodeVersions;
 import dev.inplace.workflows.api.NodeUpgradeRequest;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import io.temporal.failure.ApplicationFailure;
@@ -80,6 +81,38 @@ final class NodePreflight {
               + needed);
     }
     return Optional.empty();
+  }
+
+  /**
+   * A kubelet must never be newer than the apiserver (version-skew policy): refuses a worker whose
+   * target is newer than any control-plane node's kubelet. A control plane's kubelet is upgraded
+   * after its apiserver, so it is a lower bound of that apiserver. Control planes with no valid
+   * version are ignored; none at all means nothing to compare with.
+   */
+  static Optional<ApplicationFailure> kubeletNewerThanControlPlane(
+      NodeUpgradeRequest request, NodeState node, HostFacts host, NodeVersions controlPlane) {
+    if (atTarget(request, node, host) || controlPlane == null || controlPlane.nodes() == null) {
+      return Optional.empty();
+    }
+    KubeVersion target = KubeVersion.parse(request.targetVersion());
+    List<String> behind =
+        controlPlane.nodes().stream()
+            .filter(n -> KubeVersion.isValid(n.kubeletVersion()))
+            .filter(n -> KubeVersion.parse(n.kubeletVersion()).compareTo(target) < 0)
+            .map(n -> n.nodeName() + " runs " + n.kubeletVersion())
+            .toList();
+    if (behind.isEmpty()) {
+      return Optional.empty();
+    }
+    return refuse(
+        UpgradeFailures.UNSUPPORTED_VERSION_SKEW,
+        "refusing to upgrade worker "
+            + request.node().nodeName()
+            + " to "
+            + target
+            + ": its kubelet would be newer than the control plane ("
+            + ClusterPreflight.list(behind)
+            + "); upgrade the control plane first");
   }
 
   /** The node already runs the target: Ready at the version, every artifact installed. */

@@ -1,6 +1,7 @@
 package dev.inplace.workflows.impl;
 
 import dev.inplace.workflows.api.ClusterApiActivities;
+import dev.inplace.workflows.api.ClusterApiActivities.MachineRecordRequest;
 import dev.inplace.workflows.api.ClusterApiActivities.MachineVersionRequest;
 import dev.inplace.workflows.api.HostActivities;
 import dev.inplace.workflows.api.HostActivities.BackupRequest;
@@ -13,6 +14,8 @@ import dev.inplace.workflows.api.HostActivities.RestoreResult;
 import dev.inplace.workflows.api.HostActivities.ServiceRequest;
 import dev.inplace.workflows.api.HostActivities.StageRequest;
 import dev.inplace.workflows.api.HostActivities.StageResult;
+import dev.inplace.workflows.api.HostActivities.UpgradeCommandRequest;
+import dev.inplace.workflows.api.HostActivities.UpgradeCommandResult;
 import dev.inplace.workflows.api.HostAccess;
 import dev.inplace.workflows.api.NodeActivities;
 import dev.inplace.workflows.api.NodeActivities.AwaitNodeRequest;
@@ -22,11 +25,13 @@ import dev.inplace.workflows.api.NodeActivities.DrainRequest;
 import dev.inplace.workflows.api.NodeActivities.DrainResult;
 import dev.inplace.workflows.api.NodeActivities.NodeRequest;
 import dev.inplace.workflows.api.NodeActivities.NodeState;
+import dev.inplace.workflows.api.NodeActivities.NodeVersions;
 import dev.inplace.workflows.api.NodeActivities.UncordonRequest;
 import dev.inplace.workflows.api.NodeActivities.UncordonResult;
 import dev.inplace.workflows.api.NodeFailure;
 import dev.inplace.workflows.api.NodePhase;
 import dev.inplace.workflows.api.NodeProgress;
+import dev.inplace.workflows.api.NodeRole;
 import dev.inplace.workflows.api.NodeUpgradeRequest;
 import dev.inplace.workflows.api.NodeUpgradeResult;
 import dev.inplace.workflows.api.NodeUpgradeWorkflow;
@@ -72,8 +77,18 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
   /** Change ID: runs from this version on upsert their search attributes as they move. */
   static final String SEARCH_ATTRIBUTES_CHANGE = "node-upgrade-search-attributes";
 
+  /**
+   * Change ID: runs from this version on run the distribution's upgrade command (kubeadm), refuse a
+   * worker whose new kubelet would be newer than the control plane, and record the node through
+   * the distribution's bookkeeping (recordMachineUpgrade).
+   */
+  static final String DISTRIBUTION_STEPS_CHANGE = "node-upgrade-distribution-steps";
+
   private final List<StepRecord> steps = new ArrayList<>();
   private boolean upsertSearchAttributes;
+  private boolean distributionSteps;
+  /** Set once the distribution's upgrade command has started: the rollback then says what it left. */
+  private boolean upgradeCommandStarted;
   private final Deque<Compensation> compensations = new ArrayDeque<>();
   private String machineName = "";
   private String nodeName = "";
@@ -103,6 +118,8 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
           SearchAttributes.TARGET_VERSION.valueSet(request.targetVersion()),
           SearchAttributes.NODE.valueSet(List.of(nodeName)));
     }
+    distributionSteps =
+        Workflow.getVersion(DISTRIBUTION_STEPS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     setPhase(NodePhase.UPGRADING);
     String owner = Workflow.getInfo().getWorkflowId();
     HostAccess host = request.hostAccess();
@@ -110,6 +127,7 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
 
     NodeState before;
     HostFacts facts;
+    NodeVersions controlPlane = null;
     begin(UpgradeStep.PREFLIGHT);
     try {
       before = nodes.inspectNode(nodeRequest);
@@ -121,11 +139,17 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
                   request.node().role(),
                   request.profile(),
                   request.artifacts()));
+      if (distributionSteps && request.node().role() == NodeRole.WORKER) {
+        controlPlane = nodes.controlPlaneVersions(request.node().cluster());
+      }
     } catch (ActivityFailure e) {
       markFailed(UpgradeStep.PREFLIGHT, describe(e));
       throw fail(UpgradeStep.PREFLIGHT, typeOf(e), describe(e), NodePhase.FAILED, null);
     }
     Optional<ApplicationFailure> refusal = NodePreflight.refusal(request, before, facts);
+    if (refusal.isEmpty() && controlPlane != null) {
+      refusal = NodePreflight.kubeletNewerThanControlPlane(request, before, facts, controlPlane);
+    }
     if (refusal.isPresent()) {
       String why = refusal.get().getOriginalMessage();
       markFailed(UpgradeStep.PREFLIGHT, why);
@@ -147,7 +171,8 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
     try {
       step(
           UpgradeStep.STAGE,
-          () -> hosts.stageArtifacts(new StageRequest(host, request.profile(), request.artifacts())),
+          () -> hosts.stageArtifacts(
+              new StageRequest(host, request.profile(), request.artifacts(), request.distribution())),
           NodeUpgradeWorkflowImpl::describeStage);
 
       failedStep = UpgradeStep.CORDON;
@@ -177,20 +202,37 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
               UpgradeStep.RESTORE, () -> restore(request, host, previous, before, serviceTouched[0])));
       step(
           UpgradeStep.BACKUP,
-          () -> hosts.backupBinaries(new BackupRequest(host, request.profile(), previous)),
+          () -> hosts.backupBinaries(new BackupRequest(host, request.profile(), previous, request.distribution())),
           b -> "kept " + String.join(", ", concat(b.backedUp(), b.alreadyBackedUp())));
 
       failedStep = UpgradeStep.INSTALL;
       step(
           UpgradeStep.INSTALL,
-          () -> hosts.installArtifacts(new InstallRequest(host, request.profile(), request.artifacts())),
+          () -> hosts.installArtifacts(
+              new InstallRequest(host, request.profile(), request.artifacts(), request.distribution())),
           i -> "installed " + String.join(", ", concat(i.installed(), i.alreadyInstalled())));
+
+      if (distributionSteps && request.distribution().hasUpgradeCommand()) {
+        failedStep = UpgradeStep.UPGRADE;
+        // kubeadm rewrites the kubelet's configuration: the rollback restarts the kubelet in any case.
+        serviceTouched[0] = true;
+        upgradeCommandStarted = true;
+        HostActivities upgrader =
+            Workflow.newActivityStub(HostActivities.class, ActivityOptionsCatalog.distributionUpgrade());
+        step(
+            UpgradeStep.UPGRADE,
+            () -> upgrader.runUpgradeCommand(
+                new UpgradeCommandRequest(
+                    host, request.distribution(), request.profile(), request.node().role(),
+                    request.targetVersion(), request.firstControlPlane())),
+            NodeUpgradeWorkflowImpl::describeUpgradeCommand);
+      }
 
       failedStep = UpgradeStep.RESTART;
       serviceTouched[0] = true;
       step(
           UpgradeStep.RESTART,
-          () -> hosts.restartService(new ServiceRequest(host, request.serviceName())),
+          () -> hosts.restartService(new ServiceRequest(host, request.serviceName(), request.distribution())),
           r -> r.service() + (r.active() ? " active" : " not active"));
 
       failedStep = UpgradeStep.VERIFY;
@@ -237,9 +279,13 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
 
   private NodeUpgradeResult finishAlreadyAtTarget(
       NodeUpgradeRequest request, NodeState before, String owner, NodeRequest nodeRequest) {
-    for (UpgradeStep s :
+    List<UpgradeStep> skipped = new ArrayList<>(
         List.of(UpgradeStep.STAGE, UpgradeStep.CORDON, UpgradeStep.DRAIN, UpgradeStep.BACKUP,
-            UpgradeStep.INSTALL, UpgradeStep.RESTART, UpgradeStep.VERIFY)) {
+            UpgradeStep.INSTALL, UpgradeStep.RESTART, UpgradeStep.VERIFY));
+    if (distributionSteps && request.distribution().hasUpgradeCommand()) {
+      skipped.add(skipped.indexOf(UpgradeStep.INSTALL) + 1, UpgradeStep.UPGRADE);
+    }
+    for (UpgradeStep s : skipped) {
       begin(s);
       finish(s, StepStatus.SKIPPED, "already at " + request.targetVersion());
     }
@@ -261,6 +307,16 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
   }
 
   private void recordVersion(NodeUpgradeRequest request) {
+    if (distributionSteps) {
+      step(
+          UpgradeStep.RECORD,
+          () -> clusterApi.recordMachineUpgrade(
+              new MachineRecordRequest(
+                  request.node().cluster().namespace(), machineName, request.targetVersion(),
+                  request.distribution(), request.node().role())),
+          r -> r.patches().isEmpty() ? "Machine already recorded" : String.join("; ", r.patches()));
+      return;
+    }
     step(
         UpgradeStep.RECORD,
         () ->
@@ -278,11 +334,12 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
       NodeState before,
       boolean serviceTouched) {
     RestoreResult restored =
-        hosts.restoreBinaries(new RestoreRequest(host, request.profile(), previous, request.artifacts()));
+        hosts.restoreBinaries(
+            new RestoreRequest(host, request.profile(), previous, request.artifacts(), request.distribution()));
     if (!restored.changed() && !serviceTouched) {
       return "nothing to restore";
     }
-    hosts.restartService(new ServiceRequest(host, request.serviceName()));
+    hosts.restartService(new ServiceRequest(host, request.serviceName(), request.distribution()));
     NodeActivities verifier =
         Workflow.newActivityStub(
             NodeActivities.class, ActivityOptionsCatalog.awaitNode(request.readyTimeoutSeconds()));
@@ -328,11 +385,29 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
 
     if (rollbackError[0] != null) {
       String text = failedStep.cliName() + " failed (" + why + "), then " + rollbackError[0]
-          + "; node left cordoned for an operator";
+          + "; node left cordoned for an operator" + staticPodNote(request);
       return fail(failedStep, UpgradeFailures.ROLLBACK_FAILED, text, NodePhase.ROLLBACK_FAILED, null);
     }
-    String text = failedStep.cliName() + " failed: " + why + "; rolled back to " + before.kubeletVersion();
+    String text = failedStep.cliName() + " failed: " + why + "; rolled back to " + before.kubeletVersion()
+        + staticPodNote(request);
     return fail(failedStep, reason, text, NodePhase.ROLLED_BACK, before.kubeletVersion());
+  }
+
+  /**
+   * What a rollback does not undo on a control plane once {@code kubeadm upgrade apply|node} has
+   * started: its static pods. kubeadm rolls back a component that fails to come up and keeps the
+   * previous manifests and etcd data; the failure says so instead of claiming more.
+   */
+  private String staticPodNote(NodeUpgradeRequest request) {
+    if (!upgradeCommandStarted || request.node().role() != NodeRole.CONTROL_PLANE) {
+      return "";
+    }
+    String command = request.firstControlPlane() ? "kubeadm upgrade apply" : "kubeadm upgrade node";
+    return "; " + command + " had started on this control plane: kubeadm, kubelet and kubectl were put back"
+        + " and the kubelet restarted, but the static pods were left to kubeadm, which rolls back a component"
+        + " that fails to come up and keeps the previous manifests and etcd data in"
+        + " /etc/kubernetes/tmp/kubeadm-backup-manifests-* and kubeadm-backup-etcd-* on " + nodeName
+        + "; check the static pods' image tags before retrying";
   }
 
   private ApplicationFailure fail(
@@ -419,6 +494,14 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
     return r.uploaded().isEmpty()
         ? "already staged: " + String.join(", ", r.alreadyPresent())
         : "uploaded " + String.join(", ", r.uploaded()) + " (" + r.bytesSent() / (1024 * 1024) + " MiB)";
+  }
+
+  private static String describeUpgradeCommand(UpgradeCommandResult r) {
+    if (r.alreadyUpgraded()) {
+      return "already upgraded; " + r.command() + " not needed";
+    }
+    return r.command() + (r.backupDir() == null || r.backupDir().isEmpty()
+        ? "" : "; kubeadm kept the previous manifests in " + r.backupDir());
   }
 
   private static String describeDrain(DrainResult r) {

@@ -11,6 +11,7 @@ import dev.inplace.workflows.api.NodeActivities;
 import dev.inplace.workflows.api.NodeFailure;
 import dev.inplace.workflows.api.NodePhase;
 import dev.inplace.workflows.api.NodeStatus;
+import dev.inplace.workflows.api.NodeUpgradeRequest;
 import dev.inplace.workflows.api.NodeUpgradeResult;
 import dev.inplace.workflows.api.NodeUpgradeTemplate;
 import dev.inplace.workflows.api.NodeUpgradeWorkflow;
@@ -143,6 +144,14 @@ abstract class RollingUpgrade {
    */
   protected long historyLimit() {
     return 0;
+  }
+
+  /**
+   * The child request for a node, built in the node's thread just before the child starts. The
+   * control plane marks the node that runs {@code kubeadm upgrade apply}.
+   */
+  protected NodeUpgradeRequest requestFor(MachineInfo machine) {
+    return template.forNode(machine.target(cluster));
   }
 
   /**
@@ -401,7 +410,7 @@ abstract class RollingUpgrade {
     try {
       machineMarks.markMachineUpgrading(new MachineMarkRequest(cluster.namespace(), machine.name(), true));
       book.note(node, "upgrading: NodeUpgrade " + childId);
-      NodeUpgradeResult result = child(machine, childId).upgrade(template.forNode(machine.target(cluster)));
+      NodeUpgradeResult result = child(machine, childId).upgrade(requestFor(machine));
       book.upgraded(node, now(), result.alreadyAtTarget()
           ? "already at " + result.version()
           : "upgraded " + result.previousVersion() + " -> " + result.version());

@@ -4,7 +4,6 @@ import dev.inplace.workflows.api.ClusterApiActivities.BookkeepingResult;
 import dev.inplace.workflows.api.ClusterApiActivities.PoolVersionRequest;
 import dev.inplace.workflows.api.ClusterInventory;
 import dev.inplace.workflows.api.ClusterInventory.PoolInfo;
-import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.FailurePolicy;
 import dev.inplace.workflows.api.HostActivities.ArtifactCheckRequest;
 import dev.inplace.workflows.api.KubeVersion;
@@ -195,7 +194,7 @@ public class WorkersUpgradeWorkflowImpl extends RollingUpgrade implements Worker
           new ControlPlaneCheckRequest(
               cluster(),
               controlPlanes.stream().map(m -> new ExpectedNode(m.nodeName(), target())).toList(),
-              template().distribution() == Distribution.K3S,
+              template().distribution().reportsEtcdVoterCondition(),
               ActivityOptionsCatalog.WORKERS_GATE_SECONDS));
     } catch (ActivityFailure e) {
       Failures.rethrowIfCancelled(e);

@@ -108,6 +108,19 @@ public final class ActivityOptionsCatalog {
         .build();
   }
 
+  /**
+   * The distribution's upgrade command ({@code kubeadm upgrade apply|node}): kubeadm waits up to
+   * five minutes for each static pod, so a control plane can take a quarter of an hour. It is
+   * idempotent, so a lost connection is retried.
+   */
+  public static ActivityOptions distributionUpgrade() {
+    return ActivityOptions.newBuilder()
+        .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
+        .setStartToCloseTimeout(Duration.ofMinutes(25))
+        .setRetryOptions(retries(3, Duration.ofSeconds(10)))
+        .build();
+  }
+
   /** Waiting for a node to report Ready at a version, bounded by the request's timeout. */
   public static ActivityOptions awaitNode(long timeoutSeconds) {
     return ActivityOptions.newBuilder()

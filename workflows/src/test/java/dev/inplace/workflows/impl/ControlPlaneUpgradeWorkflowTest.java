@@ -124,6 +124,7 @@ class ControlPlaneUpgradeWorkflowTest {
         });
     when(nodes.awaitControlPlaneHealthy(any())).thenReturn(new ControlPlaneHealth(true, List.of("cp-1", "cp-2", "cp-3")));
     when(capi.markMachineUpgrading(any())).thenReturn(new MachineMarkResult(true));
+    when(capi.pauseControlPlane(any())).thenReturn(new BookkeepingResult(List.of("pause KThreesControlPlane edge-1-control-plane")));
     when(capi.recordControlPlaneVersion(any()))
         .thenReturn(new BookkeepingResult(List.of("KThreesControlPlane edge-1-control-plane spec.version " + FROM + " -> " + TO)));
   }
@@ -164,6 +165,8 @@ class ControlPlaneUpgradeWorkflowTest {
 
     InOrder order = inOrder(hosts, nodes, capi, children);
     order.verify(hosts).snapshotEtcd(argThat(r -> SNAPSHOT.equals(r.name()) && "cp-1".equals(r.host().nodeName())));
+    // Paused for the whole run: no Machine records the new version while the object names the old.
+    order.verify(capi).pauseControlPlane(argThat(r -> r.owner() != null && r.controlPlane() != null));
     List<String> done = new java.util.ArrayList<>();
     for (String node : List.of("cp-1", "cp-2", "cp-3")) {
       List<String> upgradedBefore = List.copyOf(done);

@@ -18,7 +18,7 @@ import static org.mockito.Mockito.when;
 import static org.mockito.Mockito.withSettings;
 
 import dev.inplace.workflows.api.ClusterApiActivities;
-import dev.inplace.workflows.api.ClusterApiActivities.MachineVersionResult;
+import dev.inplace.workflows.api.ClusterApiActivities.MachineRecordResult;
 import dev.inplace.workflows.api.HostActivities;
 import dev.inplace.workflows.api.HostActivities.BackupResult;
 import dev.inplace.workflows.api.HostActivities.HostFacts;
@@ -31,6 +31,8 @@ import dev.inplace.workflows.api.NodeActivities.AwaitNodeRequest;
 import dev.inplace.workflows.api.NodeActivities.CordonResult;
 import dev.inplace.workflows.api.NodeActivities.DrainResult;
 import dev.inplace.workflows.api.NodeActivities.NodeState;
+import dev.inplace.workflows.api.NodeActivities.NodeVersion;
+import dev.inplace.workflows.api.NodeActivities.NodeVersions;
 import dev.inplace.workflows.api.NodeActivities.UncordonResult;
 import dev.inplace.workflows.api.NodeFailure;
 import dev.inplace.workflows.api.NodePhase;
@@ -101,7 +103,10 @@ class NodeUpgradeWorkflowTest {
     when(nodes.uncordonNode(any())).thenReturn(new UncordonResult(true, ""));
     when(hosts.restoreBinaries(any()))
         .thenReturn(new RestoreResult(List.of("/usr/local/bin/k3s"), List.of(Fixtures.images().installPath()), true));
-    when(capi.recordMachineVersion(any())).thenReturn(new MachineVersionResult(FROM, true));
+    when(capi.recordMachineUpgrade(any()))
+        .thenReturn(new MachineRecordResult(FROM, List.of("Machine fleet/worker-1-machine spec.version " + FROM + " -> " + TO)));
+    when(nodes.controlPlaneVersions(any()))
+        .thenReturn(new NodeVersions(List.of(new NodeVersion("cp-1", TO), new NodeVersion("cp-2", TO))));
   }
 
   private NodeUpgradeWorkflow start(TestWorkflowEnvironment env, Worker worker) {
@@ -128,8 +133,10 @@ class NodeUpgradeWorkflowTest {
     order.verify(hosts).restartService(argThat(r -> "k3s-agent".equals(r.service())));
     order.verify(nodes).awaitNodeVersion(argThat(r -> TO.equals(r.expectedVersion())));
     order.verify(nodes).uncordonNode(argThat(r -> workflowId.equals(r.owner())));
-    order.verify(capi).recordMachineVersion(argThat(r -> TO.equals(r.version()) && "worker-1-machine".equals(r.machineName())));
+    order.verify(capi).recordMachineUpgrade(argThat(r -> TO.equals(r.version()) && "worker-1-machine".equals(r.machineName())
+        && r.distribution() == dev.inplace.workflows.api.Distribution.K3S && r.role() == NodeRole.WORKER));
     verify(hosts, never()).restoreBinaries(any());
+    verify(hosts, never()).runUpgradeCommand(any());
 
     assertEquals(FROM, result.previousVersion());
     assertEquals(TO, result.version());
@@ -180,7 +187,7 @@ class NodeUpgradeWorkflowTest {
       order.verify(nodes).awaitNodeVersion(argThat(r -> FROM.equals(r.expectedVersion())));
     }
     order.verify(nodes).uncordonNode(argThat(r -> workflowId.equals(r.owner())));
-    verify(capi, never()).recordMachineVersion(any());
+    verify(capi, never()).recordMachineUpgrade(any());
     assertEquals(StepStatus.FAILED, failure.steps().stream().filter(s -> s.step() == failing).findFirst().orElseThrow().status());
   }
 
@@ -225,6 +232,24 @@ class NodeUpgradeWorkflowTest {
   }
 
   @Test
+  void refusesAWorkerWhoseKubeletWouldBeNewerThanTheControlPlane(TestWorkflowEnvironment env, Worker worker) {
+    when(nodes.controlPlaneVersions(any()))
+        .thenReturn(new NodeVersions(List.of(new NodeVersion("cp-1", TO), new NodeVersion("cp-2", FROM))));
+    assertRefused(env, worker, UpgradeFailures.UNSUPPORTED_VERSION_SKEW, "cp-2 runs " + FROM);
+  }
+
+  @Test
+  void aControlPlaneNodeIsNotComparedWithTheControlPlane(TestWorkflowEnvironment env, Worker worker) {
+    NodeUpgradeRequest cp = Fixtures.request("cp-1", NodeRole.CONTROL_PLANE);
+    when(nodes.inspectNode(any())).thenReturn(Fixtures.readyAt("cp-1", FROM));
+    when(nodes.awaitNodeVersion(any())).thenReturn(Fixtures.readyAt("cp-1", TO));
+
+    start(env, worker).upgrade(cp);
+
+    verify(nodes, never()).controlPlaneVersions(any());
+  }
+
+  @Test
   void refusesANodeThatIsNotReady(TestWorkflowEnvironment env, Worker worker) {
     when(nodes.inspectNode(any())).thenReturn(new NodeState("worker-1", false, false, FROM, null));
     assertRefused(env, worker, UpgradeFailures.NODE_NOT_READY, "not Ready");
@@ -265,7 +290,7 @@ class NodeUpgradeWorkflowTest {
     verify(nodes, never()).cordonNode(any());
     verify(hosts, never()).restartService(any());
     verify(nodes, never()).uncordonNode(any());
-    verify(capi).recordMachineVersion(any());
+    verify(capi).recordMachineUpgrade(any());
   }
 
   @Test
@@ -354,7 +379,7 @@ class NodeUpgradeWorkflowTest {
   void recordReplayHistories(TestWorkflowEnvironment env, Worker worker) throws Exception {
     NodeUpgradeWorkflow workflow = start(env, worker);
     workflow.upgrade(request);
-    writeHistory(env, workflowId, "node-upgrade-upgraded-search-attributes.json");
+    writeHistory(env, workflowId, "node-upgrade-upgraded-distribution-steps.json");
 
     failAt(UpgradeStep.VERIFY);
     String rolledBackId = workflowId + "-rollback";
@@ -362,10 +387,10 @@ class NodeUpgradeWorkflowTest {
         env.getWorkflowClient().newWorkflowStub(NodeUpgradeWorkflow.class,
             WorkflowOptions.newBuilder().setWorkflowId(rolledBackId).setTaskQueue(worker.getTaskQueue()).build());
     assertThrows(WorkflowFailedException.class, () -> second.upgrade(request));
-    writeHistory(env, rolledBackId, "node-upgrade-rolled-back-search-attributes.json");
+    writeHistory(env, rolledBackId, "node-upgrade-rolled-back-distribution-steps.json");
   }
 
-  private static void writeHistory(TestWorkflowEnvironment env, String id, String file) throws Exception {
+  static void writeHistory(TestWorkflowEnvironment env, String id, String file) throws Exception {
     java.nio.file.Path dir = java.nio.file.Path.of("src/test/resources/histories");
     java.nio.file.Files.createDirectories(dir);
     java.nio.file.Files.writeString(dir.resolve(file), env.getWorkflowClient().fetchHistory(id).toJson(true));
@@ -380,7 +405,7 @@ class NodeUpgradeWorkflowTest {
     verify(hosts, never()).stageArtifacts(any());
     verify(nodes, never()).cordonNode(any());
     verify(nodes, never()).uncordonNode(any());
-    verify(capi, never()).recordMachineVersion(any());
+    verify(capi, never()).recordMachineUpgrade(any());
   }
 
   /** Makes the activity behind {@code step} fail with its vocabulary type; returns that type. */

@@ -56,6 +56,52 @@ public final class Fixtures {
         "amd64");
   }
 
+  // ---- kubeadm ----------------------------------------------------------------------------------
+
+  public static final String KUBEADM_FROM = "v1.30.6";
+  public static final String KUBEADM_TO = "v1.31.2";
+  public static final String OLD_KUBEADM_SHA = "1".repeat(64);
+  public static final String OLD_KUBELET_SHA = "2".repeat(64);
+  public static final String OLD_KUBECTL_SHA = "3".repeat(64);
+
+  /** kubeadm, kubelet and kubectl in /usr/bin, and the image archive, of {@link #KUBEADM_TO}. */
+  public static List<Artifact> kubeadmArtifacts() {
+    return List.of(
+        new Artifact("kubeadm", ArtifactKind.BINARY, "/cache/kubeadm", "4".repeat(64), 48 << 20, "/usr/bin/kubeadm", "0755"),
+        new Artifact("kubelet", ArtifactKind.BINARY, "/cache/kubelet", "5".repeat(64), 56 << 20, "/usr/bin/kubelet", "0755"),
+        new Artifact("kubectl", ArtifactKind.BINARY, "/cache/kubectl", "6".repeat(64), 48 << 20, "/usr/bin/kubectl", "0755"),
+        new Artifact("kubernetes-images", ArtifactKind.IMAGE_ARCHIVE, "/cache/images.tar", "7".repeat(64), 200 << 20,
+            "/var/lib/inplace/images/kubernetes-images-amd64-v1.31.2.tar", "0644"));
+  }
+
+  public static NodeUpgradeRequest kubeadmRequest(String node, NodeRole role, boolean firstControlPlane) {
+    return new NodeUpgradeRequest(
+        new NodeTarget(CLUSTER, node + "-machine", node, role, "127.0.0.11"),
+        Distribution.KUBEADM,
+        KUBEADM_TO,
+        kubeadmArtifacts(),
+        HostProfile.kubeadmDefaults(),
+        new SshSettings("inplace", 2222, "edge-1-ssh-key", "edge-1-known-hosts", null),
+        new DrainOptions(30, true, false, PdbBlockedAction.FAIL, false),
+        60,
+        0,
+        "amd64",
+        firstControlPlane);
+  }
+
+  public static HostFacts hostWithOldKubeadmRelease() {
+    return new HostFacts(
+        "amd64",
+        10L << 30,
+        List.of(
+            new InstalledFile("/usr/bin/kubeadm", OLD_KUBEADM_SHA),
+            new InstalledFile("/usr/bin/kubelet", OLD_KUBELET_SHA),
+            new InstalledFile("/usr/bin/kubectl", OLD_KUBECTL_SHA),
+            new InstalledFile(kubeadmArtifacts().get(3).installPath(), null)),
+        KUBEADM_FROM,
+        true);
+  }
+
   public static NodeState readyAt(String node, String version) {
     return new NodeState(node, true, false, version, null);
   }

@@ -1,0 +1,96 @@
+#!/bin/bash
+# inplace-step: upgrade
+set -eu
+root="${INPLACE_HOST_ROOT:-}"
+# Runs kubeadm's own upgrade with the kubeadm just installed: on the first control plane
+# `kubeadm upgrade plan` then `kubeadm upgrade apply <version> --yes` (static pods, etcd, addons,
+# kubelet config), elsewhere `kubeadm upgrade node`. From v1.30 the options go in an
+# UpgradeConfiguration (kubeadm.k8s.io/v1beta4) passed with --config. The CoreDNS migration checks
+# are ignored (see docs/kubeadm.md). kubeadm is idempotent; a control plane whose static-pod
+# manifests already run the target is reported as upgraded without running it again.
+
+bin_dir='/usr/bin'
+version='v1.31.2'
+mode='node'
+role='control-plane'
+manifests_dir='/etc/kubernetes/manifests'
+config_file='/var/lib/inplace/staging/kubeadm-upgrade-v1.31.2.yaml'
+use_config='true'
+ignored='CoreDNSUnsupportedPlugins,CoreDNSMigration'
+
+kubeadm="$root$bin_dir/kubeadm"
+
+# Prints the newest kubeadm backup of the static-pod manifests, or nothing.
+report_backup() {
+  local newest="" d
+  for d in "$root/etc/kubernetes/tmp/kubeadm-backup-manifests-"*; do
+    if [ -d "$d" ] && { [ -z "$newest" ] || [ "$d" -nt "$newest" ]; }; then
+      newest="$d"
+    fi
+  done
+  echo "backup_dir=${newest#"$root"}"
+}
+
+installed="$("$kubeadm" version -o short)"
+if [ "$installed" != "$version" ]; then
+  echo "kubeadm in $bin_dir reports $installed, expected $version: the install step did not put it in place" >&2
+  exit 1
+fi
+
+command="kubeadm upgrade $mode"
+if [ "$mode" = apply ]; then
+  command="kubeadm upgrade apply $version"
+fi
+echo "command=$command"
+
+apiserver="$root$manifests_dir/kube-apiserver.yaml"
+if [ "$role" = control-plane ] && [ -f "$apiserver" ] && grep -qF "/kube-apiserver:$version" "$apiserver"; then
+  echo "already_upgraded=true"
+  report_backup
+  exit 0
+fi
+
+flags=()
+if [ "$use_config" = true ]; then
+  # ["CoreDNSUnsupportedPlugins", "CoreDNSMigration"]
+  list=""
+  IFS=, read -r -a errors <<< "$ignored"
+  for e in "${errors[@]}"; do
+    list="$list${list:+, }\"$e\""
+  done
+  mkdir -p "$(dirname "$root$config_file")"
+  cat > "$root$config_file.tmp" <<CONFIG
+apiVersion: kubeadm.k8s.io/v1beta4
+kind: UpgradeConfiguration
+apply:
+  kubernetesVersion: $version
+  certificateRenewal: true
+  etcdUpgrade: true
+  ignorePreflightErrors: [$list]
+plan:
+  kubernetesVersion: $version
+  ignorePreflightErrors: [$list]
+node:
+  certificateRenewal: true
+  etcdUpgrade: true
+  ignorePreflightErrors: [$list]
+CONFIG
+  mv -f "$root$config_file.tmp" "$root$config_file"
+  flags=(--config "$root$config_file")
+else
+  flags=(--ignore-preflight-errors="$ignored")
+fi
+
+# kubeadm's own output goes to stderr: stdout carries only the key=value report.
+if [ "$mode" = apply ]; then
+  "$kubeadm" upgrade plan "$version" "${flags[@]}" >&2
+  "$kubeadm" upgrade apply "$version" "${flags[@]}" --yes >&2
+else
+  "$kubeadm" upgrade node "${flags[@]}" >&2
+fi
+echo "already_upgraded=false"
+if [ "$role" = control-plane ]; then
+  report_backup
+else
+  echo "backup_dir="
+fi

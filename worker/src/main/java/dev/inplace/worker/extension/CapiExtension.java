@@ -1,0 +1,51 @@
+package dev.inplace.worker.extension;
+
+import dev.inplace.activities.kube.KubeClients;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.temporal.client.WorkflowClient;
+
+/**
+ * The CAPI runtime extension of the worker (DESIGN s.4): discovery, CanUpdateMachine,
+ * CanUpdateMachineSet and UpdateMachine over HTTPS, UpdateMachine starting NodeUpgrade runs on the
+ * worker's task queue. See docs/capi-extension.md.
+ */
+public final class CapiExtension implements AutoCloseable {
+  private final HookServer server;
+  private final TemporalNodeRuns runs;
+  private final KubeClients kubeClients;
+
+  private CapiExtension(HookServer server, TemporalNodeRuns runs, KubeClients kubeClients) {
+    this.server = server;
+    this.runs = runs;
+    this.kubeClients = kubeClients;
+  }
+
+  /** Starts serving; the management client stays the caller's. */
+  public static CapiExtension start(
+      ExtensionOptions options, KubernetesClient management, WorkflowClient client, String taskQueue) {
+    KubeClients kubeClients = new KubeClients(management);
+    TemporalNodeRuns runs = new TemporalNodeRuns(client, taskQueue);
+    UpdateMachineHook update = new UpdateMachineHook(management, runs, new KubeWorkloadNodes(kubeClients));
+    try {
+      HookServer server =
+          HookServer.start(options, CanUpdateHook::canUpdateMachine, CanUpdateHook::canUpdateMachineSet, update::handle);
+      return new CapiExtension(server, runs, kubeClients);
+    } catch (RuntimeException e) {
+      runs.close();
+      kubeClients.close();
+      throw e;
+    }
+  }
+
+  /** The port the HTTPS server listens on (useful with port 0). */
+  public int port() {
+    return server.port();
+  }
+
+  @Override
+  public void close() {
+    server.close();
+    runs.close();
+    kubeClients.close();
+  }
+}

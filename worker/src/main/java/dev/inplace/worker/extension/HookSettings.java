@@ -1,0 +1,145 @@
+package dev.inplace.worker.extension;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.inplace.worker.crd.CatalogueReference;
+import dev.inplace.workflows.api.Distribution;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The ExtensionConfig's {@code spec.settings}, which CAPI sends in every request. One ExtensionConfig
+ * serves many clusters, so names may contain {@code {cluster}}, replaced by the Machine's cluster
+ * name; Secrets and the ConfigMap are read in the Machine's namespace. Defaults and meaning:
+ * docs/capi-extension.md.
+ */
+record HookSettings(Map<String, String> values) {
+  static final String SSH_USER = "sshUser";
+  static final String SSH_PORT = "sshPort";
+  static final String SSH_KEY_SECRET = "sshKeySecret";
+  static final String KNOWN_HOSTS_SECRET = "knownHostsSecret";
+  static final String JUMP_HOST = "jumpHost";
+  static final String CATALOGUE_CONFIG_MAP = "catalogueConfigMap";
+  static final String CATALOGUE_KEY = "catalogueKey";
+  static final String DISTRIBUTION = "distribution";
+  static final String ARCH = "arch";
+  static final String DRAIN_TIMEOUT_SECONDS = "drainTimeoutSeconds";
+  static final String READY_TIMEOUT_SECONDS = "readyTimeoutSeconds";
+  static final String RETRY_AFTER_SECONDS = "retryAfterSeconds";
+
+  static final List<String> KEYS =
+      List.of(SSH_USER, SSH_PORT, SSH_KEY_SECRET, KNOWN_HOSTS_SECRET, JUMP_HOST, CATALOGUE_CONFIG_MAP, CATALOGUE_KEY,
+          DISTRIBUTION, ARCH, DRAIN_TIMEOUT_SECONDS, READY_TIMEOUT_SECONDS, RETRY_AFTER_SECONDS);
+
+  static final String DEFAULT_SSH_KEY_SECRET = "{cluster}-ssh-key";
+  static final String DEFAULT_KNOWN_HOSTS_SECRET = "{cluster}-known-hosts";
+  static final String DEFAULT_CATALOGUE_CONFIG_MAP = "inplace-releases";
+
+  HookSettings {
+    values = Map.copyOf(values);
+  }
+
+  /** The {@code settings} object of a request; absent means every default. */
+  static HookSettings of(JsonNode request) {
+    Map<String, String> values = new TreeMap<>();
+    JsonNode settings = request.path("settings");
+    if (settings.isObject()) {
+      for (Iterator<Map.Entry<String, JsonNode>> it = settings.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        if (e.getValue().isValueNode() && !e.getValue().isNull()) {
+          values.put(e.getKey(), e.getValue().asText());
+        }
+      }
+    } else if (!settings.isMissingNode() && !settings.isNull()) {
+      throw new IllegalArgumentException("settings must be an object of strings");
+    }
+    return new HookSettings(values);
+  }
+
+  String sshUser() {
+    return text(SSH_USER).orElse("root");
+  }
+
+  int sshPort() {
+    return (int) number(SSH_PORT, 22, 1, 65535);
+  }
+
+  String sshKeySecret(String cluster) {
+    return text(SSH_KEY_SECRET).orElse(DEFAULT_SSH_KEY_SECRET).replace("{cluster}", cluster);
+  }
+
+  String knownHostsSecret(String cluster) {
+    return text(KNOWN_HOSTS_SECRET).orElse(DEFAULT_KNOWN_HOSTS_SECRET).replace("{cluster}", cluster);
+  }
+
+  Optional<String> jumpHost() {
+    return text(JUMP_HOST);
+  }
+
+  String catalogueConfigMap(String cluster) {
+    return text(CATALOGUE_CONFIG_MAP).orElse(DEFAULT_CATALOGUE_CONFIG_MAP).replace("{cluster}", cluster);
+  }
+
+  String catalogueKey() {
+    return text(CATALOGUE_KEY).orElse(CatalogueReference.DEFAULT_KEY);
+  }
+
+  /** {@code k3s} or {@code kubeadm}; empty means: from the bootstrap config's kind. */
+  Optional<Distribution> distribution() {
+    Optional<String> text = text(DISTRIBUTION);
+    if (text.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(Distribution.valueOf(text.get().toUpperCase(Locale.ROOT)));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("setting " + DISTRIBUTION + " must be k3s or kubeadm, got '" + text.get() + "'");
+    }
+  }
+
+  String arch() {
+    String arch = text(ARCH).orElse("amd64");
+    if (!arch.matches("[a-z0-9_]+")) {
+      throw new IllegalArgumentException("setting " + ARCH + " must be a name like amd64 or arm64, got '" + arch + "'");
+    }
+    return arch;
+  }
+
+  long drainTimeoutSeconds() {
+    return number(DRAIN_TIMEOUT_SECONDS, 300, 1, 86_400);
+  }
+
+  long readyTimeoutSeconds() {
+    return number(READY_TIMEOUT_SECONDS, 300, 1, 86_400);
+  }
+
+  /** How long CAPI waits before asking UpdateMachine again while a run is in flight. */
+  int retryAfterSeconds() {
+    return (int) number(RETRY_AFTER_SECONDS, 10, 1, 600);
+  }
+
+  private Optional<String> text(String key) {
+    String v = values.get(key);
+    return v == null || v.isBlank() ? Optional.empty() : Optional.of(v.trim());
+  }
+
+  private long number(String key, long fallback, long min, long max) {
+    Optional<String> v = text(key);
+    if (v.isEmpty()) {
+      return fallback;
+    }
+    try {
+      long n = Long.parseLong(v.get());
+      if (n >= min && n <= max) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException(
+        "setting " + key + " must be a whole number from " + min + " to " + max + ", got '" + v.get() + "'");
+  }
+}

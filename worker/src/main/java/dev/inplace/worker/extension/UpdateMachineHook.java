@@ -1,0 +1,317 @@
+package dev.inplace.worker.extension;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.inplace.activities.capi.CapiResources;
+import dev.inplace.workflows.api.ClusterRef;
+import dev.inplace.workflows.api.Distribution;
+import dev.inplace.workflows.api.DrainOptions;
+import dev.inplace.workflows.api.KubeVersion;
+import dev.inplace.workflows.api.NodeRole;
+import dev.inplace.workflows.api.NodeTarget;
+import dev.inplace.workflows.api.NodeUpgradeRequest;
+import dev.inplace.workflows.api.PdbBlockedAction;
+import dev.inplace.workflows.api.ReleaseCatalogue;
+import dev.inplace.workflows.api.SshSettings;
+import dev.inplace.workflows.api.WorkflowIds;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * UpdateMachine: starts or finds the NodeUpgrade run for a Machine and a hash of its desired spec,
+ * and answers without waiting for it. Success with {@code retryAfterSeconds} while it runs; Success
+ * with 0 only when the run completed and the Node reports the target kubelet version; Failure with
+ * the reason when it failed.
+ *
+ * <p>After a failed run the same desired spec is not tried again automatically if the run had
+ * changed the node (it was rolled back, or its rollback failed): retrying could take the node through
+ * drain and rollback on every CAPI retry. A new attempt needs a new desired spec, or the annotation
+ * {@value #RETRY_TOKEN_ANNOTATION} set to a new value on the Machine. A run that failed in preflight
+ * (nothing touched: host unreachable, node not Ready) is started again on the next call.
+ */
+final class UpdateMachineHook {
+  private static final Logger log = LoggerFactory.getLogger(UpdateMachineHook.class);
+
+  /** On the Machine: the NodeUpgrade run the hook started last (so two specs never run at once). */
+  static final String RUN_ANNOTATION = "upgrade.inplace.dev/update-run";
+  /** On the Machine, set by an operator: a new value asks for a new attempt of the same spec. */
+  static final String RETRY_TOKEN_ANNOTATION = "upgrade.inplace.dev/retry-token";
+
+  private static final ObjectMapper CANONICAL =
+      JsonMapper.builder().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS).build();
+  private static final String KUBECONFIG_KEY = "value";
+
+  private final KubernetesClient management;
+  private final NodeRuns runs;
+  private final WorkloadNodes nodes;
+
+  UpdateMachineHook(KubernetesClient management, NodeRuns runs, WorkloadNodes nodes) {
+    this.management = management;
+    this.runs = runs;
+    this.nodes = nodes;
+  }
+
+  ObjectNode handle(JsonNode request) {
+    HookSettings settings = HookSettings.of(request);
+    JsonNode desired = request.path("desired").path("machine");
+    if (!desired.isObject()) {
+      throw new BadRequest("desired.machine is required");
+    }
+    String name = required(desired, "/metadata/name");
+    String namespace = required(desired, "/metadata/namespace");
+    String target = required(desired, "/spec/version");
+    if (!KubeVersion.isValid(target)) {
+      throw new BadRequest("desired.machine.spec.version '" + target + "' is not a Kubernetes version");
+    }
+    GenericKubernetesResource machine =
+        management.genericKubernetesResources(CapiResources.MACHINE).inNamespace(namespace).withName(name).get();
+    if (machine == null) {
+      return Hooks.failure(Hooks.UPDATE_MACHINE, "Machine " + namespace + "/" + name + " not found");
+    }
+    Map<String, Object> props = machine.getAdditionalProperties();
+    String nodeName = text(props, "status", "nodeRef", "name");
+    if (nodeName == null) {
+      return Hooks.failure(Hooks.UPDATE_MACHINE, "Machine " + namespace + "/" + name + " has no Node yet (status.nodeRef)");
+    }
+    String clusterName = Optional.ofNullable(text(props, "spec", "clusterName"))
+        .orElse(label(machine, CapiResources.CLUSTER_NAME_LABEL));
+    if (clusterName == null) {
+      return Hooks.failure(Hooks.UPDATE_MACHINE, "Machine " + namespace + "/" + name + " names no cluster");
+    }
+    ClusterRef cluster = new ClusterRef(namespace, clusterName);
+    String id = WorkflowIds.nodeUpgradeForHook(namespace, name, specHash(request.path("desired"), annotation(machine, RETRY_TOKEN_ANNOTATION)));
+    MDC.put("cluster", cluster.toString());
+    MDC.put("node", nodeName);
+    try {
+      return update(settings, request, machine, cluster, nodeName, target, id);
+    } finally {
+      MDC.remove("cluster");
+      MDC.remove("node");
+    }
+  }
+
+  private ObjectNode update(
+      HookSettings settings, JsonNode request, GenericKubernetesResource machine, ClusterRef cluster, String nodeName,
+      String target, String id) {
+    String name = machine.getMetadata().getName();
+    // Never two upgrades of one node at once: a run from a custom resource, or one for an older spec.
+    String crRun = WorkflowIds.nodeUpgrade(cluster.namespace(), name, target);
+    if (runs.find(crRun).state() == NodeRuns.State.RUNNING) {
+      return inProgress(settings, "waiting for run " + crRun + " (started from a custom resource) to finish");
+    }
+    String previous = annotation(machine, RUN_ANNOTATION);
+    if (previous != null && !previous.equals(id) && runs.find(previous).state() == NodeRuns.State.RUNNING) {
+      return inProgress(settings, "waiting for run " + previous + " (an earlier desired spec) to finish");
+    }
+    NodeRuns.Run run = runs.find(id);
+    switch (run.state()) {
+      case RUNNING:
+        return inProgress(settings, "upgrading node " + nodeName + " to " + target + " (" + id + "): " + run.detail());
+      case COMPLETED:
+        return completed(settings, cluster, nodeName, target, id);
+      case FAILED:
+        if (run.nodeChanged()) {
+          return Hooks.failure(Hooks.UPDATE_MACHINE, "run " + id + " failed: " + run.detail()
+              + "; not retried for the same spec: change the desired spec or set the Machine annotation "
+              + RETRY_TOKEN_ANNOTATION + " to a new value to try again");
+        }
+        start(settings, request, machine, cluster, nodeName, target, id);
+        return Hooks.failure(Hooks.UPDATE_MACHINE, "run " + id + " failed before changing the node: " + run.detail()
+            + "; a new attempt has been started");
+      case NOT_FOUND:
+        ObjectNode refused = start(settings, request, machine, cluster, nodeName, target, id);
+        return refused != null ? refused : inProgress(settings, "started upgrading node " + nodeName + " to " + target + " (" + id + ")");
+      default:
+        return Hooks.failure(Hooks.UPDATE_MACHINE, "cannot tell how run " + id + " is doing: " + run.detail());
+    }
+  }
+
+  /** Done only when the Node itself reports the target version. */
+  private ObjectNode completed(HookSettings settings, ClusterRef cluster, String nodeName, String target, String id) {
+    Optional<String> kubelet;
+    try {
+      kubelet = nodes.kubeletVersion(cluster, nodeName);
+    } catch (RuntimeException e) {
+      return inProgress(settings, "run " + id + " completed; cannot read Node " + nodeName + " yet ("
+          + e.getClass().getSimpleName() + ")");
+    }
+    if (kubelet.isPresent() && KubeVersion.isValid(kubelet.get())
+        && KubeVersion.parse(kubelet.get()).compareTo(KubeVersion.parse(target)) == 0) {
+      ObjectNode done = Hooks.response(Hooks.UPDATE_MACHINE, Hooks.SUCCESS, "node " + nodeName + " runs " + target);
+      done.put("retryAfterSeconds", 0);
+      return done;
+    }
+    return Hooks.failure(Hooks.UPDATE_MACHINE, "run " + id + " completed but Node " + nodeName + " reports kubelet "
+        + kubelet.orElse("(no such Node)") + ", not " + target);
+  }
+
+  /** Resolves the run's inputs and starts it; a Failure answer when an input is missing, else null. */
+  private ObjectNode start(
+      HookSettings settings, JsonNode request, GenericKubernetesResource machine, ClusterRef cluster, String nodeName,
+      String target, String id) {
+    NodeUpgradeRequest upgrade;
+    try {
+      upgrade = upgradeRequest(settings, request, machine, cluster, nodeName, target);
+    } catch (IllegalArgumentException e) {
+      return Hooks.failure(Hooks.UPDATE_MACHINE, "cannot upgrade node " + nodeName + ": " + e.getMessage());
+    }
+    management.genericKubernetesResources(CapiResources.MACHINE).inNamespace(cluster.namespace())
+        .withName(machine.getMetadata().getName())
+        .patch(PatchContext.of(PatchType.JSON_MERGE),
+            "{\"metadata\":{\"annotations\":{\"" + RUN_ANNOTATION + "\":\"" + id + "\"}}}");
+    boolean started = runs.start(id, upgrade);
+    log.info("UpdateMachine {}: {} run {} to {}", machine.getMetadata().getName(), started ? "started" : "found",
+        id, target);
+    return null;
+  }
+
+  private NodeUpgradeRequest upgradeRequest(
+      HookSettings settings, JsonNode request, GenericKubernetesResource machine, ClusterRef cluster, String nodeName,
+      String target) {
+    String bootstrapKind = request.path("desired").path("bootstrapConfig").path("kind").asText("");
+    Distribution distribution = CanUpdateHook.distributionOf(bootstrapKind, settings, target)
+        .orElseThrow(() -> new IllegalArgumentException("bootstrap config kind '" + bootstrapKind
+            + "' is neither KThreesConfig nor KubeadmConfig; set the distribution setting"));
+    boolean controlPlane = label(machine, CapiResources.CONTROL_PLANE_LABEL) != null;
+    NodeTarget node = new NodeTarget(cluster, machine.getMetadata().getName(), nodeName,
+        controlPlane ? NodeRole.CONTROL_PLANE : NodeRole.WORKER, address(machine));
+    SshSettings ssh = new SshSettings(settings.sshUser(), settings.sshPort(), settings.sshKeySecret(cluster.name()),
+        settings.knownHostsSecret(cluster.name()), settings.jumpHost().orElse(null));
+    requireSecret(cluster.namespace(), ssh.privateKeySecret(), SshSettings.PRIVATE_KEY_DATA_KEY);
+    requireSecret(cluster.namespace(), ssh.knownHostsSecret(), SshSettings.KNOWN_HOSTS_DATA_KEY);
+    requireSecret(cluster.namespace(), cluster.name() + "-kubeconfig", KUBECONFIG_KEY);
+    String arch = settings.arch();
+    ReleaseCatalogue.Release release = catalogue(cluster, settings).find(target, distribution, arch);
+    NodeUpgradeRequest upgrade = new NodeUpgradeRequest(node, distribution, target, release.artifacts(),
+        distribution.defaultProfile(), ssh,
+        new DrainOptions(settings.drainTimeoutSeconds(), true, false, PdbBlockedAction.FAIL, false),
+        settings.readyTimeoutSeconds(), 0, arch);
+    if (controlPlane && distribution.hasUpgradeCommand()) {
+      // kubeadm: the first control plane to move runs `kubeadm upgrade apply`; KCP moves them one at a time.
+      KubeVersion wanted = KubeVersion.parse(target);
+      boolean first = nodes.otherControlPlaneVersions(cluster, nodeName).stream()
+          .noneMatch(v -> KubeVersion.isValid(v) && KubeVersion.parse(v).compareTo(wanted) == 0);
+      upgrade = upgrade.withFirstControlPlane(first);
+    }
+    return upgrade;
+  }
+
+  private ReleaseCatalogue catalogue(ClusterRef cluster, HookSettings settings) {
+    String name = settings.catalogueConfigMap(cluster.name());
+    String what = "release catalogue ConfigMap " + cluster.namespace() + "/" + name;
+    ConfigMap map = management.configMaps().inNamespace(cluster.namespace()).withName(name).get();
+    if (map == null) {
+      throw new IllegalArgumentException(what + " not found");
+    }
+    String json = map.getData() == null ? null : map.getData().get(settings.catalogueKey());
+    if (json == null) {
+      throw new IllegalArgumentException(what + " has no key " + settings.catalogueKey());
+    }
+    return ReleaseCatalogue.parse(json, what);
+  }
+
+  private void requireSecret(String namespace, String name, String key) {
+    Secret secret = management.secrets().inNamespace(namespace).withName(name).get();
+    if (secret == null) {
+      throw new IllegalArgumentException("Secret " + namespace + "/" + name + " not found");
+    }
+    boolean present = (secret.getData() != null && secret.getData().containsKey(key))
+        || (secret.getStringData() != null && secret.getStringData().containsKey(key));
+    if (!present) {
+      throw new IllegalArgumentException("Secret " + namespace + "/" + name + " has no data key " + key);
+    }
+  }
+
+  private static ObjectNode inProgress(HookSettings settings, String message) {
+    ObjectNode o = Hooks.response(Hooks.UPDATE_MACHINE, Hooks.SUCCESS, message);
+    o.put("retryAfterSeconds", settings.retryAfterSeconds());
+    return o;
+  }
+
+  /**
+   * sha256 (first 16 hex digits) of the desired Machine, infrastructure machine and bootstrap config
+   * specs in canonical form, plus the retry token when an operator set one.
+   */
+  static String specHash(JsonNode desired, String retryToken) {
+    ObjectNode subject = JsonNodeFactory.instance.objectNode();
+    for (String field : List.of("machine", "infrastructureMachine", "bootstrapConfig")) {
+      subject.set(field, desired.path(field).path("spec").deepCopy());
+    }
+    if (retryToken != null) {
+      subject.put("retryToken", retryToken);
+    }
+    try {
+      Object plain = CANONICAL.treeToValue(subject, Object.class);
+      byte[] bytes = CANONICAL.writeValueAsString(plain).getBytes(StandardCharsets.UTF_8);
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes)).substring(0, 16);
+    } catch (JsonProcessingException | NoSuchAlgorithmException e) {
+      throw new IllegalStateException("cannot hash a desired spec", e);
+    }
+  }
+
+  /** The first InternalIP of the Machine's {@code status.addresses}, else the first ExternalIP. */
+  private static String address(GenericKubernetesResource machine) {
+    Object status = machine.getAdditionalProperties().get("status");
+    Object addresses = status instanceof Map<?, ?> s ? s.get("addresses") : null;
+    if (addresses instanceof List<?> list) {
+      for (String type : List.of("InternalIP", "ExternalIP")) {
+        for (Object a : list) {
+          if (a instanceof Map<?, ?> m && type.equals(m.get("type")) && m.get("address") instanceof String text
+              && !text.isBlank()) {
+            return text;
+          }
+        }
+      }
+    }
+    throw new IllegalArgumentException("Machine " + machine.getMetadata().getName()
+        + " has no InternalIP or ExternalIP in status.addresses");
+  }
+
+  private static String required(JsonNode object, String pointer) {
+    JsonNode value = object.at(pointer);
+    if (!value.isTextual() || value.asText().isBlank()) {
+      throw new BadRequest("desired.machine" + pointer.replace('/', '.') + " is required");
+    }
+    return value.asText();
+  }
+
+  private static String text(Map<String, Object> props, String... path) {
+    Object current = props;
+    for (String key : path) {
+      if (!(current instanceof Map<?, ?> map)) {
+        return null;
+      }
+      current = map.get(key);
+    }
+    return current instanceof String s && !s.isBlank() ? s : null;
+  }
+
+  private static String label(GenericKubernetesResource r, String key) {
+    Map<String, String> labels = r.getMetadata().getLabels();
+    return labels == null ? null : labels.get(key);
+  }
+
+  private static String annotation(GenericKubernetesResource r, String key) {
+    Map<String, String> annotations = r.getMetadata().getAnnotations();
+    return annotations == null ? null : annotations.get(key);
+  }
+}

@@ -1,0 +1,90 @@
+package dev.inplace.worker.extension;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import javax.net.ssl.SSLContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ExtensionOptionsTest {
+  @TempDir Path dir;
+
+  @Test
+  void offUnlessEnabled() {
+    assertTrue(ExtensionOptions.fromEnvironment(Map.of()).isEmpty());
+    assertTrue(ExtensionOptions.fromEnvironment(Map.of("INPLACE_EXTENSION", "false")).isEmpty());
+  }
+
+  @Test
+  void enabledWithCertificateAndKeyTakesTheDefaults() throws Exception {
+    TestCertificates certs = TestCertificates.create(dir);
+    ExtensionOptions options = ExtensionOptions.fromEnvironment(Map.of(
+        "INPLACE_EXTENSION", "true",
+        "INPLACE_EXTENSION_TLS_CERT", certs.serverCert.toString(),
+        "INPLACE_EXTENSION_TLS_KEY", certs.serverKey.toString())).orElseThrow();
+    assertEquals(9443, options.port());
+    assertEquals("0.0.0.0", options.bindAddress());
+    assertEquals(1 << 20, options.maxBodyBytes());
+    assertEquals(Optional.empty(), options.clientCa());
+  }
+
+  @Test
+  void everyProblemIsReportedAtOnce() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ExtensionOptions.fromEnvironment(Map.of(
+        "INPLACE_EXTENSION", "true",
+        "INPLACE_EXTENSION_CLIENT_CA", "/nonexistent/ca.crt",
+        "INPLACE_EXTENSION_PORT", "70000",
+        "INPLACE_EXTENSION_THREADS", "many")));
+    assertTrue(e.getMessage().contains("INPLACE_EXTENSION_TLS_CERT and INPLACE_EXTENSION_TLS_KEY are required"), e.getMessage());
+    assertTrue(e.getMessage().contains("INPLACE_EXTENSION_CLIENT_CA: no file"), e.getMessage());
+    assertTrue(e.getMessage().contains("INPLACE_EXTENSION_PORT must be"), e.getMessage());
+    assertTrue(e.getMessage().contains("INPLACE_EXTENSION_THREADS must be"), e.getMessage());
+  }
+
+  @Test
+  void everyKeyIsDocumentedInConfigurationMd() throws Exception {
+    String doc = Files.readString(Path.of("..", "docs", "configuration.md"));
+    for (String key : ExtensionOptions.KEYS) {
+      assertTrue(doc.contains("`" + key + "`"), "docs/configuration.md does not document " + key);
+    }
+  }
+
+  @Test
+  void everySettingIsDocumentedInCapiExtensionMd() throws Exception {
+    String doc = Files.readString(Path.of("..", "docs", "capi-extension.md"));
+    for (String key : HookSettings.KEYS) {
+      assertTrue(doc.contains("`" + key + "`"), "docs/capi-extension.md does not document setting " + key);
+    }
+  }
+
+  @Test
+  void certManagersTraditionalKeyEncodingsAreRead() throws Exception {
+    for (String algorithm : new String[] {"RSA", "EC"}) {
+      Path sub = Files.createDirectories(dir.resolve(algorithm));
+      TestCertificates certs = TestCertificates.create(sub, algorithm);
+      Path traditional = Files.writeString(sub.resolve("traditional.key"), certs.traditionalServerKey());
+      assertEquals(secret(PemTls.privateKey(certs.serverKey)), secret(PemTls.privateKey(traditional)), algorithm);
+      SSLContext context = PemTls.serverContext(certs.serverCert, traditional, Optional.of(certs.caCert));
+      assertEquals("TLS", context.getProtocol());
+    }
+  }
+
+  private static java.math.BigInteger secret(java.security.PrivateKey key) {
+    return key instanceof java.security.interfaces.RSAPrivateKey rsa
+        ? rsa.getPrivateExponent()
+        : ((java.security.interfaces.ECPrivateKey) key).getS();
+  }
+
+  @Test
+  void aFileWithoutAKeyIsNamedInTheError() throws Exception {
+    TestCertificates certs = TestCertificates.create(dir);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PemTls.privateKey(certs.serverCert));
+    assertTrue(e.getMessage().contains(certs.serverCert.toString()), e.getMessage());
+  }
+}

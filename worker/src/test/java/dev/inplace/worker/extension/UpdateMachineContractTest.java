@@ -1,0 +1,257 @@
+package dev.inplace.worker.extension;
+
+import static dev.inplace.worker.extension.CanUpdateContractTest.fixture;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.inplace.activities.capi.CapiResources;
+import dev.inplace.workflows.api.ClusterRef;
+import dev.inplace.workflows.api.Distribution;
+import dev.inplace.workflows.api.NodeRole;
+import dev.inplace.workflows.api.NodeUpgradeRequest;
+import dev.inplace.workflows.api.WorkflowIds;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * UpdateMachine against the fixture request (desired objects only, as CAPI sends them), with the
+ * Machine, Secrets and catalogue in a mock API server and the runs and Nodes as stand-ins: started
+ * once, then in progress, done only when the Node reports the target, a clear Failure after a failed
+ * run, a new run only for a new spec.
+ */
+@EnableKubernetesMockClient(crud = true, https = false)
+class UpdateMachineContractTest {
+  private static final String TARGET = "v1.31.2+k3s1";
+  KubernetesClient client;
+
+  private final FakeRuns runs = new FakeRuns();
+  private final FakeNodes nodes = new FakeNodes();
+  private UpdateMachineHook hook;
+  private JsonNode request;
+
+  static final class FakeRuns implements NodeRuns {
+    final Map<String, Run> runs = new HashMap<>();
+    final List<NodeUpgradeRequest> started = new ArrayList<>();
+    final List<String> startedIds = new ArrayList<>();
+
+    @Override
+    public Run find(String workflowId) {
+      return runs.getOrDefault(workflowId, new Run(State.NOT_FOUND, "", false));
+    }
+
+    @Override
+    public boolean start(String workflowId, NodeUpgradeRequest request) {
+      if (find(workflowId).state() == State.RUNNING) {
+        return false;
+      }
+      started.add(request);
+      startedIds.add(workflowId);
+      runs.put(workflowId, new Run(State.RUNNING, "upgrading at preflight", false));
+      return true;
+    }
+  }
+
+  static final class FakeNodes implements WorkloadNodes {
+    final Map<String, String> kubelets = new HashMap<>();
+
+    @Override
+    public Optional<String> kubeletVersion(ClusterRef cluster, String node) {
+      return Optional.ofNullable(kubelets.get(node));
+    }
+
+    @Override
+    public List<String> otherControlPlaneVersions(ClusterRef cluster, String except) {
+      return List.of();
+    }
+  }
+
+  @BeforeEach
+  void setUp() throws Exception {
+    request = fixture("update-machine-request.json");
+    hook = new UpdateMachineHook(client, runs, nodes);
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put(CapiResources.CLUSTER_NAME_LABEL, "edge-1");
+    labels.put(CapiResources.CONTROL_PLANE_LABEL, "");
+    GenericKubernetesResource machine = new GenericKubernetesResourceBuilder()
+        .withApiVersion("cluster.x-k8s.io/v1beta2").withKind("Machine")
+        .withNewMetadata().withName("edge-1-cp-0").withNamespace("fleet").withLabels(labels).endMetadata()
+        .build();
+    machine.setAdditionalProperty("spec", Map.of("clusterName", "edge-1", "version", TARGET));
+    machine.setAdditionalProperty("status", Map.of(
+        "nodeRef", Map.of("name", "cp-0"),
+        "addresses", List.of(Map.of("type", "Hostname", "address", "cp-0"), Map.of("type", "InternalIP", "address", "10.0.0.10"))));
+    client.genericKubernetesResources(CapiResources.MACHINE).inNamespace("fleet").resource(machine).create();
+    secret("edge-1-ssh-key", "ssh-privatekey");
+    secret("edge-1-known-hosts", "known_hosts");
+    secret("edge-1-kubeconfig", "value");
+    client.configMaps().inNamespace("fleet").resource(new ConfigMapBuilder()
+        .withNewMetadata().withName("k3s-releases").endMetadata()
+        .addToData("catalogue.json", """
+            {"releases":[{"version":"%s","distribution":"K3S","arch":"amd64","artifacts":[
+              {"name":"k3s","kind":"BINARY","source":"https://releases.example/k3s","sha256":"%s",
+               "sizeBytes":1024,"installPath":"/usr/local/bin/k3s","mode":"0755"}]}]}""".formatted(TARGET, "ab".repeat(32)))
+        .build()).create();
+  }
+
+  private void secret(String name, String key) {
+    client.secrets().inNamespace("fleet").resource(new SecretBuilder()
+        .withNewMetadata().withName(name).endMetadata().addToData(key, "eA==").build()).create();
+  }
+
+  private String runId() {
+    return WorkflowIds.nodeUpgradeForHook("fleet", "edge-1-cp-0", UpdateMachineHook.specHash(request.get("desired"), null));
+  }
+
+  private static void assertShape(String fixture, ObjectNode answer) throws Exception {
+    JsonNode expected = fixture(fixture);
+    for (String field : List.of("apiVersion", "kind", "status", "retryAfterSeconds")) {
+      assertEquals(expected.get(field), answer.get(field), field + " of " + answer);
+    }
+    if (expected.has("message")) {
+      assertEquals(expected.get("message"), answer.get("message"));
+    }
+    assertTrue(answer.get("message").isTextual());
+  }
+
+  @Test
+  void theFirstCallStartsOneRunFromTheSettingsAndAnswersInProgress() throws Exception {
+    ObjectNode answer = hook.handle(request);
+
+    assertShape("update-machine-response-in-progress.json", answer);
+    assertEquals(1, runs.started.size());
+    NodeUpgradeRequest started = runs.started.get(0);
+    assertEquals(Distribution.K3S, started.distribution());
+    assertEquals(TARGET, started.targetVersion());
+    assertEquals("cp-0", started.node().nodeName());
+    assertEquals("10.0.0.10", started.node().address());
+    assertEquals(NodeRole.CONTROL_PLANE, started.node().role());
+    assertEquals("inplace", started.ssh().user());
+    assertEquals(2222, started.ssh().port());
+    assertEquals("edge-1-ssh-key", started.ssh().privateKeySecret());
+    assertEquals("edge-1-known-hosts", started.ssh().knownHostsSecret());
+    assertEquals("/usr/local/bin/k3s", started.artifacts().get(0).installPath());
+    assertEquals(runId(), machineAnnotations().get(UpdateMachineHook.RUN_ANNOTATION));
+  }
+
+  @Test
+  void repeatedCallsFindTheSameRunAndNeverStartASecond() throws Exception {
+    hook.handle(request);
+    ObjectNode again = hook.handle(request.deepCopy());
+
+    assertShape("update-machine-response-in-progress.json", again);
+    assertTrue(again.get("message").asText().contains("upgrading at preflight"), again.toString());
+    assertEquals(1, runs.started.size());
+  }
+
+  @Test
+  void doneOnlyWhenTheRunCompletedAndTheNodeReportsTheTarget() throws Exception {
+    runs.runs.put(runId(), new NodeRuns.Run(NodeRuns.State.COMPLETED, "", true));
+    nodes.kubelets.put("cp-0", "v1.30.6+k3s1");
+    ObjectNode notThere = hook.handle(request);
+    assertShape("update-machine-response-failed.json", notThere);
+    assertTrue(notThere.get("message").asText().contains("reports kubelet v1.30.6+k3s1"), notThere.toString());
+
+    nodes.kubelets.put("cp-0", TARGET);
+    assertShape("update-machine-response-done.json", hook.handle(request));
+    assertEquals(0, runs.started.size());
+  }
+
+  @Test
+  void aRunThatChangedTheNodeAndWasRolledBackIsAFailureAndNotRetriedForTheSameSpec() throws Exception {
+    runs.runs.put(runId(), new NodeRuns.Run(NodeRuns.State.FAILED,
+        "ServiceRestartFailed: restart failed: k3s did not start; rolled back to v1.30.6+k3s1", true));
+    ObjectNode answer = hook.handle(request);
+
+    assertShape("update-machine-response-failed.json", answer);
+    assertTrue(answer.get("message").asText().contains("rolled back to v1.30.6+k3s1"), answer.toString());
+    assertTrue(answer.get("message").asText().contains(UpdateMachineHook.RETRY_TOKEN_ANNOTATION), answer.toString());
+    assertEquals(0, runs.started.size());
+  }
+
+  @Test
+  void aNewRetryTokenOrANewSpecStartsANewRunAfterAFailure() throws Exception {
+    runs.runs.put(runId(), new NodeRuns.Run(NodeRuns.State.FAILED, "VerifyTimeout: rolled back", true));
+    client.genericKubernetesResources(CapiResources.MACHINE).inNamespace("fleet").withName("edge-1-cp-0")
+        .edit(m -> { m.getMetadata().setAnnotations(Map.of(UpdateMachineHook.RETRY_TOKEN_ANNOTATION, "1")); return m; });
+
+    ObjectNode answer = hook.handle(request);
+
+    assertShape("update-machine-response-in-progress.json", answer);
+    assertEquals(1, runs.startedIds.size());
+    assertNotEquals(runId(), runs.startedIds.get(0));
+  }
+
+  @Test
+  void aRunThatStoppedInPreflightIsReportedAndTriedAgain() throws Exception {
+    runs.runs.put(runId(), new NodeRuns.Run(NodeRuns.State.FAILED, "HostUnreachable: no route to 10.0.0.10", false));
+    ObjectNode answer = hook.handle(request);
+
+    assertShape("update-machine-response-failed.json", answer);
+    assertTrue(answer.get("message").asText().contains("a new attempt has been started"), answer.toString());
+    assertEquals(List.of(runId()), runs.startedIds);
+  }
+
+  @Test
+  void anEarlierSpecStillRunningOnTheMachineIsWaitedFor() throws Exception {
+    client.genericKubernetesResources(CapiResources.MACHINE).inNamespace("fleet").withName("edge-1-cp-0")
+        .edit(m -> { m.getMetadata().setAnnotations(Map.of(UpdateMachineHook.RUN_ANNOTATION, "node-upgrade-hook/fleet/edge-1-cp-0/older")); return m; });
+    runs.runs.put("node-upgrade-hook/fleet/edge-1-cp-0/older", new NodeRuns.Run(NodeRuns.State.RUNNING, "drain", false));
+
+    ObjectNode answer = hook.handle(request);
+
+    assertShape("update-machine-response-in-progress.json", answer);
+    assertTrue(answer.get("message").asText().contains("an earlier desired spec"), answer.toString());
+    assertEquals(0, runs.started.size());
+  }
+
+  @Test
+  void aMissingSecretIsAFailureThatStartsNothing() throws Exception {
+    client.secrets().inNamespace("fleet").withName("edge-1-known-hosts").delete();
+    ObjectNode answer = hook.handle(request);
+
+    assertShape("update-machine-response-failed.json", answer);
+    assertTrue(answer.get("message").asText().contains("Secret fleet/edge-1-known-hosts not found"), answer.toString());
+    assertEquals(0, runs.started.size());
+  }
+
+  @Test
+  void anUnknownMachineIsAFailure() throws Exception {
+    ((ObjectNode) request.at("/desired/machine/metadata")).put("name", "edge-1-cp-9");
+    ObjectNode answer = hook.handle(request);
+    assertShape("update-machine-response-failed.json", answer);
+    assertEquals("Machine fleet/edge-1-cp-9 not found", answer.get("message").asText());
+  }
+
+  @Test
+  void theSpecHashIgnoresAnnotationsButNotTheSpec() throws Exception {
+    JsonNode desired = request.get("desired");
+    JsonNode relabelled = desired.deepCopy();
+    ((ObjectNode) relabelled.at("/machine/metadata/annotations")).put("other", "x");
+    assertEquals(UpdateMachineHook.specHash(desired, null), UpdateMachineHook.specHash(relabelled, null));
+    JsonNode respecced = desired.deepCopy();
+    ((ObjectNode) respecced.at("/machine/spec")).put("version", "v1.31.3+k3s1");
+    assertNotEquals(UpdateMachineHook.specHash(desired, null), UpdateMachineHook.specHash(respecced, null));
+    assertFalse(UpdateMachineHook.specHash(desired, null).equals(UpdateMachineHook.specHash(desired, "1")));
+  }
+
+  private Map<String, String> machineAnnotations() {
+    return client.genericKubernetesResources(CapiResources.MACHINE).inNamespace("fleet").withName("edge-1-cp-0").get()
+        .getMetadata().getAnnotations();
+  }
+}
