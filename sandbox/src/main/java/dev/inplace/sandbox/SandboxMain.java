@@ -7,8 +7,8 @@ import dev.inplace.sandbox.demo.DemoRun;
 import dev.inplace.sandbox.demo.DemoSummary;
 import dev.inplace.sandbox.estate.Estate;
 import dev.inplace.worker.InplaceWorker;
-import dev.inplace.worker.TemporalConnection;
-import dev.inplace.worker.WorkerConfig;
+import dev.inplace.client.TemporalConnection;
+import dev.inplace.workflows.api.WorkflowIds;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.FileVisitResult;
@@ -75,11 +75,11 @@ public final class SandboxMain {
           estate.arm(fault.node(), fault.step());
           out.printf("fault armed: %s will fail at %s%n", fault.node(), fault.step().cliName());
         }
-        WorkerConfig config = WorkerConfig.embedded(dir.resolve("artifact-cache"));
-        try (TemporalConnection temporal = TemporalConnection.open(config);
+        Path artifactCache = dir.resolve("artifact-cache");
+        try (TemporalConnection temporal = EmbeddedTemporal.start();
             InplaceWorker worker =
-                InplaceWorker.start(temporal.client(), config.taskQueue(), estate.management(), config.artifactCache())) {
-          summary = new DemoRun(estate, temporal.client(), config.taskQueue(), options, out).run();
+                InplaceWorker.start(temporal.client(), WorkflowIds.TASK_QUEUE, estate.management(), artifactCache)) {
+          summary = new DemoRun(estate, temporal.client(), WorkflowIds.TASK_QUEUE, options, out).run();
         }
       }
       if (options.keep()) {

@@ -1,5 +1,7 @@
 package dev.inplace.starter;
 
+import dev.inplace.client.TemporalConnection;
+import dev.inplace.client.UpgradeRuns;
 import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow;
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow.ControlPlaneUpgradeRequest;
@@ -19,13 +21,10 @@ import dev.inplace.workflows.api.UpgradeProgress;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow.WorkersUpgradeRequest;
 import dev.inplace.workflows.api.WorkflowIds;
-import dev.inplace.workflows.client.TemporalClients;
-import dev.inplace.workflows.client.UpgradeRuns;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowException;
 import io.temporal.client.WorkflowStub;
-import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -93,15 +92,12 @@ public final class InplaceCli {
       err.println("inplace: set TEMPORAL_ADDRESS to the Temporal frontend (host:port) the worker uses");
       return 2;
     }
-    WorkflowServiceStubs service =
-        TemporalClients.connect(address, optional(env, "TEMPORAL_API_KEY"),
-            optional(env, "TEMPORAL_TLS_CERT").map(Path::of), optional(env, "TEMPORAL_TLS_KEY").map(Path::of));
-    try {
-      WorkflowClient client = TemporalClients.client(service, env.getOrDefault("TEMPORAL_NAMESPACE", "default"));
-      return new InplaceCli(client, env.getOrDefault("INPLACE_TASK_QUEUE", WorkflowIds.TASK_QUEUE), out, 1000)
+    try (TemporalConnection temporal =
+        TemporalConnection.connect(address, env.getOrDefault("TEMPORAL_NAMESPACE", "default"),
+            optional(env, "TEMPORAL_API_KEY"), optional(env, "TEMPORAL_TLS_CERT").map(Path::of),
+            optional(env, "TEMPORAL_TLS_KEY").map(Path::of))) {
+      return new InplaceCli(temporal.client(), env.getOrDefault("INPLACE_TASK_QUEUE", WorkflowIds.TASK_QUEUE), out, 1000)
           .execute(args, err);
-    } finally {
-      service.shutdownNow();
     }
   }
 

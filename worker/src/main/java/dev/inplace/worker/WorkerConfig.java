@@ -10,8 +10,8 @@ import java.util.Optional;
  * The worker's configuration, read once from the environment and validated fail-fast. Every key is
  * documented in docs/configuration.md.
  *
- * @param temporalAddress {@code host:port} of a Temporal frontend; empty means embedded (in-process
- *     test server, for the demo and local use)
+ * @param temporalAddress {@code host:port} of a Temporal frontend; required (the in-process test
+ *     server is the sandbox's, never the worker's)
  * @param temporalNamespace Temporal namespace
  * @param taskQueue task queue the worker polls
  * @param temporalApiKey API key for Temporal Cloud (sent over TLS); never logged
@@ -21,7 +21,7 @@ import java.util.Optional;
  * @param kubeconfig kubeconfig of the management cluster; empty means in-cluster or ~/.kube/config
  */
 public record WorkerConfig(
-    Optional<String> temporalAddress,
+    String temporalAddress,
     String temporalNamespace,
     String taskQueue,
     Optional<String> temporalApiKey,
@@ -55,6 +55,9 @@ public record WorkerConfig(
   public static WorkerConfig fromEnvironment(Map<String, String> env) {
     List<String> problems = new ArrayList<>();
     Optional<String> address = nonBlank(env, TEMPORAL_ADDRESS);
+    if (address.isEmpty()) {
+      problems.add(TEMPORAL_ADDRESS + " is not set: give the Temporal frontend as host:port");
+    }
     address.ifPresent(
         a -> {
           if (!a.matches("[A-Za-z0-9.\\-\\[\\]:]+:\\d{1,5}")) {
@@ -69,9 +72,6 @@ public record WorkerConfig(
     cert.filter(p -> !p.toFile().isFile()).ifPresent(p -> problems.add(TEMPORAL_TLS_CERT + ": no file " + p));
     key.filter(p -> !p.toFile().isFile()).ifPresent(p -> problems.add(TEMPORAL_TLS_KEY + ": no file " + p));
     Optional<String> apiKey = nonBlank(env, TEMPORAL_API_KEY);
-    if (address.isEmpty() && (apiKey.isPresent() || cert.isPresent())) {
-      problems.add("TLS or API key settings need " + TEMPORAL_ADDRESS + " (the embedded server has no TLS)");
-    }
     Optional<Path> kubeconfig = nonBlank(env, KUBECONFIG).map(Path::of);
     kubeconfig.filter(p -> !p.toFile().isFile()).ifPresent(p -> problems.add(KUBECONFIG + ": no file " + p));
     String taskQueue = nonBlank(env, TASK_QUEUE).orElse(dev.inplace.workflows.api.WorkflowIds.TASK_QUEUE);
@@ -83,7 +83,7 @@ public record WorkerConfig(
       throw new IllegalArgumentException("invalid worker configuration: " + String.join("; ", problems));
     }
     return new WorkerConfig(
-        address,
+        address.get(),
         nonBlank(env, TEMPORAL_NAMESPACE).orElse("default"),
         taskQueue,
         apiKey,
@@ -91,19 +91,6 @@ public record WorkerConfig(
         key,
         cache,
         kubeconfig);
-  }
-
-  /** Embedded defaults: in-process Temporal, default namespace and task queue. */
-  public static WorkerConfig embedded(Path artifactCache) {
-    return new WorkerConfig(
-        Optional.empty(),
-        "default",
-        dev.inplace.workflows.api.WorkflowIds.TASK_QUEUE,
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        artifactCache,
-        Optional.empty());
   }
 
   private static Optional<String> nonBlank(Map<String, String> env, String key) {
@@ -114,7 +101,7 @@ public record WorkerConfig(
   @Override
   public String toString() {
     // The API key is a secret: never printed.
-    return "WorkerConfig[temporalAddress=" + temporalAddress.orElse("(embedded)")
+    return "WorkerConfig[temporalAddress=" + temporalAddress
         + ", namespace=" + temporalNamespace + ", taskQueue=" + taskQueue
         + ", apiKey=" + (temporalApiKey.isPresent() ? "(set)" : "(none)")
         + ", tls=" + (temporalTlsCert.isPresent() ? "mTLS" : "none")

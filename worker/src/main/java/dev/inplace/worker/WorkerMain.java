@@ -1,5 +1,6 @@
 package dev.inplace.worker;
 
+import dev.inplace.client.TemporalConnection;
 import dev.inplace.worker.extension.CapiExtension;
 import dev.inplace.worker.extension.ExtensionOptions;
 import dev.inplace.worker.watch.UpgradeWatcher;
@@ -36,7 +37,11 @@ public final class WorkerMain {
     }
     log.info("starting inplace worker with {}", config);
     KubernetesClient management = managementClient(config);
-    TemporalConnection temporal = TemporalConnection.open(config);
+    TemporalConnection temporal =
+        TemporalConnection.connect(
+                config.temporalAddress(), config.temporalNamespace(), config.temporalApiKey(),
+                config.temporalTlsCert(), config.temporalTlsKey())
+            .withSearchAttributes();
     InplaceWorker worker =
         InplaceWorker.start(temporal.client(), config.taskQueue(), management, config.artifactCache());
     // The custom resource watcher (ControlPlaneUpgrade, WorkersUpgrade); off with INPLACE_WATCHER=false.

@@ -13,12 +13,20 @@ import org.junit.jupiter.api.Test;
 class WorkerConfigTest {
 
   @Test
-  void noAddressMeansTheEmbeddedServerWithDefaults() {
-    WorkerConfig config = WorkerConfig.fromEnvironment(Map.of());
+  void anAddressAloneGivesTheDefaultNamespaceAndTaskQueue() {
+    WorkerConfig config = WorkerConfig.fromEnvironment(Map.of("TEMPORAL_ADDRESS", "temporal.example:7233"));
 
-    assertTrue(config.temporalAddress().isEmpty());
+    assertEquals("temporal.example:7233", config.temporalAddress());
     assertEquals("default", config.temporalNamespace());
     assertEquals("inplace", config.taskQueue());
+  }
+
+  @Test
+  void noAddressIsRefusedNamingTheVariable() {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> WorkerConfig.fromEnvironment(Map.of()));
+
+    assertTrue(e.getMessage().contains("TEMPORAL_ADDRESS is not set"), e.getMessage());
   }
 
   @Test
@@ -44,12 +52,6 @@ class WorkerConfigTest {
         WorkerConfig.fromEnvironment(Map.of("TEMPORAL_ADDRESS", "ns.tmprl.cloud:7233", "TEMPORAL_API_KEY", "s3cr3t-key"));
 
     assertFalse(config.toString().contains("s3cr3t-key"));
-  }
-
-  @Test
-  void tlsSettingsWithoutAnAddressAreRefused() {
-    assertThrows(
-        IllegalArgumentException.class, () -> WorkerConfig.fromEnvironment(Map.of("TEMPORAL_API_KEY", "k")));
   }
 
   @Test

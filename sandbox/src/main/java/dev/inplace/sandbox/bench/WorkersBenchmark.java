@@ -1,9 +1,9 @@
 package dev.inplace.sandbox.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.inplace.workflows.client.UpgradeRuns;
-import dev.inplace.worker.TemporalConnection;
-import dev.inplace.worker.WorkerConfig;
+import dev.inplace.client.UpgradeRuns;
+import dev.inplace.client.TemporalConnection;
+import dev.inplace.sandbox.EmbeddedTemporal;
 import dev.inplace.workflows.api.Artifact;
 import dev.inplace.workflows.api.ArtifactKind;
 import dev.inplace.workflows.api.ClusterRef;
@@ -27,7 +27,6 @@ import io.temporal.client.WorkflowStub;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -59,11 +58,10 @@ public final class WorkersBenchmark {
     BenchEstate estate = new BenchEstate(FROM, TO);
     estate.addCluster(warmup, Math.min(window, nodes));
     estate.addCluster(cluster, nodes);
-    WorkerConfig config = WorkerConfig.embedded(Path.of(System.getProperty("java.io.tmpdir")));
-    try (TemporalConnection temporal = TemporalConnection.open(config)) {
+    try (TemporalConnection temporal = EmbeddedTemporal.start()) {
       WorkflowClient client = temporal.client();
       WorkerFactory factory = WorkerFactory.newInstance(client);
-      Worker worker = factory.newWorker(config.taskQueue());
+      Worker worker = factory.newWorker(WorkflowIds.TASK_QUEUE);
       worker.registerWorkflowImplementationTypes(WorkersUpgradeWorkflowImpl.class);
       worker.registerWorkflowImplementationFactory(
           NodeUpgradeWorkflow.class, () -> new SimulatedNodeUpgradeWorkflow(perNode));
@@ -79,9 +77,9 @@ public final class WorkersBenchmark {
       out.printf("inplace bench: %d nodes, window %d, %.1fs per node (after one untimed warm-up wave)%n",
           nodes, window, perNode.toMillis() / 1000.0);
       // Warm-up: the first workflow tasks of a fresh JVM load and compile classes; not measured.
-      upgradePool(client, config.taskQueue(), warmup, window);
+      upgradePool(client, WorkflowIds.TASK_QUEUE, warmup, window);
       long start = System.nanoTime();
-      WorkersUpgradeResult result = upgradePool(client, config.taskQueue(), cluster, window);
+      WorkersUpgradeResult result = upgradePool(client, WorkflowIds.TASK_QUEUE, cluster, window);
       double wall = (System.nanoTime() - start) / 1e9;
       sampler.shutdownNow();
       factory.shutdown();

@@ -1,6 +1,6 @@
 package dev.inplace.sandbox.demo;
 
-import dev.inplace.workflows.client.UpgradeRuns;
+import dev.inplace.client.UpgradeRuns;
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow;
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow.ControlPlaneUpgradeRequest;
 import dev.inplace.workflows.api.Distribution;

@@ -12,8 +12,9 @@ import dev.inplace.sandbox.demo.NodeOutcome;
 import dev.inplace.sandbox.estate.Estate;
 import dev.inplace.sandbox.release.FakeRelease;
 import dev.inplace.worker.InplaceWorker;
-import dev.inplace.worker.TemporalConnection;
-import dev.inplace.worker.WorkerConfig;
+import dev.inplace.client.TemporalConnection;
+import dev.inplace.workflows.api.WorkflowIds;
+import dev.inplace.sandbox.EmbeddedTemporal;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
@@ -50,12 +51,12 @@ class ExtensionDemoIT {
       for (DemoOptions.Fault fault : options.faults()) {
         estate.arm(fault.node(), fault.step());
       }
-      WorkerConfig config = WorkerConfig.embedded(dir.resolve("cache"));
+      Path artifactCache = dir.resolve("cache");
       DemoSummary summary;
-      try (TemporalConnection temporal = TemporalConnection.open(config);
+      try (TemporalConnection temporal = EmbeddedTemporal.start();
           InplaceWorker worker =
-              InplaceWorker.start(temporal.client(), config.taskQueue(), estate.management(), config.artifactCache())) {
-        summary = new DemoRun(estate, temporal.client(), config.taskQueue(), options,
+              InplaceWorker.start(temporal.client(), WorkflowIds.TASK_QUEUE, estate.management(), artifactCache)) {
+        summary = new DemoRun(estate, temporal.client(), WorkflowIds.TASK_QUEUE, options,
             new PrintStream(printed, true, StandardCharsets.UTF_8)).run();
       }
       check.verify(estate, summary, printed.toString(StandardCharsets.UTF_8));

@@ -1,5 +1,6 @@
 package dev.inplace.worker.extension;
 
+import dev.inplace.client.StartOrAttach;
 import dev.inplace.workflows.api.NodeFailure;
 import dev.inplace.workflows.api.NodePhase;
 import dev.inplace.workflows.api.NodeProgress;
@@ -12,7 +13,6 @@ import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowException;
-import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
@@ -78,21 +78,15 @@ final class TemporalNodeRuns implements NodeRuns, AutoCloseable {
 
   @Override
   public boolean start(String workflowId, NodeUpgradeRequest request) {
-    NodeUpgradeWorkflow workflow =
-        client.newWorkflowStub(
-            NodeUpgradeWorkflow.class,
-            WorkflowOptions.newBuilder()
-                .setWorkflowId(workflowId)
-                .setTaskQueue(taskQueue)
-                // The hook decides when a failed run may be followed by a new one (UpdateMachineHook).
-                .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY)
-                .build());
-    try {
-      WorkflowClient.start(workflow::upgrade, request);
-      return true;
-    } catch (WorkflowExecutionAlreadyStarted e) {
-      return false;
-    }
+    WorkflowOptions options =
+        WorkflowOptions.newBuilder()
+            .setWorkflowId(workflowId)
+            .setTaskQueue(taskQueue)
+            // The hook decides when a failed run may be followed by a new one (UpdateMachineHook).
+            .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY)
+            .build();
+    return StartOrAttach.start(client, NodeUpgradeWorkflow.class, options,
+        stub -> WorkflowClient.start(stub::upgrade, request));
   }
 
   private String progress(WorkflowStub stub) {

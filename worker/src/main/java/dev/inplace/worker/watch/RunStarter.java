@@ -1,5 +1,6 @@
 package dev.inplace.worker.watch;
 
+import dev.inplace.client.StartOrAttach;
 import dev.inplace.worker.crd.RunRecord;
 import dev.inplace.worker.crd.WorkersUpgrade;
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow;
@@ -11,7 +12,6 @@ import dev.inplace.workflows.api.WorkflowIds;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowOptions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Starts the run(s) of a CR with workflow IDs derived from the CR (namespace, name, uid), and a
  * reuse policy that never allows a second run under an ID: a restarted watcher, a second replica or
- * a repeated event finds the run there ({@link WorkflowExecutionAlreadyStarted}) and attaches to it.
+ * a repeated event finds the run there and attaches to it ({@link StartOrAttach}).
  */
 final class RunStarter {
   private static final Logger log = LoggerFactory.getLogger(RunStarter.class);
@@ -69,21 +69,18 @@ final class RunStarter {
     for (RunRecord run : runsOf(cr, resolved.pools())) {
       boolean isNew;
       if (run.getMachineDeployment() == null) {
-        ControlPlaneUpgradeWorkflow stub =
-            client.newWorkflowStub(
-                ControlPlaneUpgradeWorkflow.class,
-                options(run.getWorkflowId(), SearchAttributes.KIND_CONTROL_PLANE, resolved, memo,
-                    "Upgrade the control plane of " + resolved.cluster() + " to " + target + " (" + resource + ")"));
+        WorkflowOptions options =
+            options(run.getWorkflowId(), SearchAttributes.KIND_CONTROL_PLANE, resolved, memo,
+                "Upgrade the control plane of " + resolved.cluster() + " to " + target + " (" + resource + ")");
         ControlPlaneUpgradeRequest request =
             new ControlPlaneUpgradeRequest(resolved.cluster(), resolved.template(), resolved.soakSeconds(), resolved.window());
-        isNew = start(run.getWorkflowId(), () -> WorkflowClient.start(stub::upgrade, request));
+        isNew = StartOrAttach.start(client, ControlPlaneUpgradeWorkflow.class, options,
+            stub -> WorkflowClient.start(stub::upgrade, request));
       } else {
-        WorkersUpgradeWorkflow stub =
-            client.newWorkflowStub(
-                WorkersUpgradeWorkflow.class,
-                options(run.getWorkflowId(), SearchAttributes.KIND_WORKERS, resolved, memo,
-                    "Upgrade workers of " + run.getMachineDeployment() + " in " + resolved.cluster() + " to " + target
-                        + " (" + resource + ")"));
+        WorkflowOptions options =
+            options(run.getWorkflowId(), SearchAttributes.KIND_WORKERS, resolved, memo,
+                "Upgrade workers of " + run.getMachineDeployment() + " in " + resolved.cluster() + " to " + target
+                    + " (" + resource + ")");
         WorkersUpgradeRequest request =
             new WorkersUpgradeRequest(
                 resolved.cluster(),
@@ -95,7 +92,8 @@ final class RunStarter {
                 resolved.soakSeconds(),
                 resolved.window(),
                 null);
-        isNew = start(run.getWorkflowId(), () -> WorkflowClient.start(stub::upgrade, request));
+        isNew = StartOrAttach.start(client, WorkersUpgradeWorkflow.class, options,
+            stub -> WorkflowClient.start(stub::upgrade, request));
       }
       if (isNew) {
         started++;
@@ -124,14 +122,5 @@ final class RunStarter {
         .setMemo(memo)
         .setStaticSummary(summary)
         .build();
-  }
-
-  private static boolean start(String id, Runnable start) {
-    try {
-      start.run();
-      return true;
-    } catch (WorkflowExecutionAlreadyStarted e) {
-      return false;
-    }
   }
 }

@@ -1,4 +1,4 @@
-package dev.inplace.worker;
+package dev.inplace.client;
 
 import dev.inplace.workflows.api.SearchAttributes;
 import io.grpc.Status;
@@ -22,12 +22,12 @@ import org.slf4j.LoggerFactory;
  * attribute the server does not know would stall a workflow, so a worker that cannot register them
  * (Temporal Cloud: the namespace admin does it) says exactly which ones are missing.
  */
-final class SearchAttributeRegistration {
+public final class SearchAttributeRegistration {
   private static final Logger log = LoggerFactory.getLogger(SearchAttributeRegistration.class);
 
   private SearchAttributeRegistration() {}
 
-  static Map<String, IndexedValueType> wanted() {
+  public static Map<String, IndexedValueType> wanted() {
     Map<String, IndexedValueType> wanted = new LinkedHashMap<>();
     for (SearchAttributeKey<?> key : SearchAttributes.ALL) {
       wanted.put(
@@ -40,7 +40,7 @@ final class SearchAttributeRegistration {
   }
 
   /** Adds whatever is missing; returns the names that were added. */
-  static List<String> ensure(WorkflowServiceStubs service, String namespace) {
+  public static List<String> ensure(WorkflowServiceStubs service, String namespace) {
     OperatorServiceStubs operator =
         OperatorServiceStubs.newServiceStubs(
             OperatorServiceStubsOptions.newBuilder().setChannel(service.getRawChannel()).validateAndBuildWithDefaults());

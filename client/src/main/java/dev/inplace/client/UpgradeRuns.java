@@ -1,4 +1,4 @@
-package dev.inplace.workflows.client;
+package dev.inplace.client;
 
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow;
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow.ControlPlaneUpgradeRequest;
@@ -8,13 +8,12 @@ import dev.inplace.workflows.api.WorkersUpgradeWorkflow.WorkersUpgradeRequest;
 import dev.inplace.workflows.api.WorkflowIds;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowOptions;
 
 /**
- * Starts the parent runs idempotently: the workflow ID is derived from the cluster, pool and target
- * version, so a second start attaches to the run already there. Returns typed stubs so callers can
- * query progress and send the operator Updates.
+ * Starts the parent runs the CLI, the demo and the benchmarks ask for: the workflow ID is derived
+ * from the cluster, pool and target version, so a second start attaches to the run already there.
+ * Returns typed stubs so callers can query progress and send the operator Updates.
  */
 public final class UpgradeRuns {
   private UpgradeRuns() {}
@@ -23,11 +22,11 @@ public final class UpgradeRuns {
       WorkflowClient client, String taskQueue, ControlPlaneUpgradeRequest request) {
     String id = WorkflowIds.controlPlaneUpgrade(
         request.cluster().namespace(), request.cluster().name(), request.template().targetVersion());
-    ControlPlaneUpgradeWorkflow stub =
-        client.newWorkflowStub(ControlPlaneUpgradeWorkflow.class, options(id, taskQueue,
-            SearchAttributes.KIND_CONTROL_PLANE, request.cluster().toString(), request.template().targetVersion(),
-            "Upgrade the control plane of " + request.cluster() + " to " + request.template().targetVersion()));
-    start(id, () -> WorkflowClient.start(stub::upgrade, request));
+    WorkflowOptions options = options(id, taskQueue,
+        SearchAttributes.KIND_CONTROL_PLANE, request.cluster().toString(), request.template().targetVersion(),
+        "Upgrade the control plane of " + request.cluster() + " to " + request.template().targetVersion());
+    StartOrAttach.start(client, ControlPlaneUpgradeWorkflow.class, options,
+        stub -> WorkflowClient.start(stub::upgrade, request));
     return client.newWorkflowStub(ControlPlaneUpgradeWorkflow.class, id);
   }
 
@@ -36,11 +35,11 @@ public final class UpgradeRuns {
     String id = WorkflowIds.workersUpgrade(
         request.cluster().namespace(), request.cluster().name(), request.machineDeployment(),
         request.template().targetVersion());
-    WorkersUpgradeWorkflow stub =
-        client.newWorkflowStub(WorkersUpgradeWorkflow.class, options(id, taskQueue,
-            SearchAttributes.KIND_WORKERS, request.cluster().toString(), request.template().targetVersion(),
-            "Upgrade workers of " + request.machineDeployment() + " to " + request.template().targetVersion()));
-    start(id, () -> WorkflowClient.start(stub::upgrade, request));
+    WorkflowOptions options = options(id, taskQueue,
+        SearchAttributes.KIND_WORKERS, request.cluster().toString(), request.template().targetVersion(),
+        "Upgrade workers of " + request.machineDeployment() + " to " + request.template().targetVersion());
+    StartOrAttach.start(client, WorkersUpgradeWorkflow.class, options,
+        stub -> WorkflowClient.start(stub::upgrade, request));
     return client.newWorkflowStub(WorkersUpgradeWorkflow.class, id);
   }
 
@@ -59,13 +58,5 @@ public final class UpgradeRuns {
         .setTypedSearchAttributes(attributes)
         .setStaticSummary(summary)
         .build();
-  }
-
-  private static void start(String id, Runnable start) {
-    try {
-      start.run();
-    } catch (WorkflowExecutionAlreadyStarted e) {
-      // Already running (or done): attach to it.
-    }
   }
 }

@@ -1,4 +1,4 @@
-package dev.inplace.workflows.client;
+package dev.inplace.client;
 
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import io.temporal.client.WorkflowClient;
