@@ -9,11 +9,7 @@ bin_dir={{bin_dir}}
 version_binary={{version_binary}}
 service={{service}}
 
-sha256_of() {
-  local sum
-  sum="$(sha256sum "$1")"
-  echo "${sum%% *}"
-}
+# inplace-include: sha256
 
 machine="$(uname -m)"
 case "$machine" in

@@ -8,11 +8,7 @@ root="${INPLACE_HOST_ROOT:-}"
 
 backup_dir={{backup_dir}}
 
-sha256_of() {
-  local sum
-  sum="$(sha256sum "$1")"
-  echo "${sum%% *}"
-}
+# inplace-include: sha256
 
 failed=0
 

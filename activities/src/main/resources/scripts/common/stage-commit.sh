@@ -6,11 +6,7 @@ root="${INPLACE_HOST_ROOT:-}"
 
 staging_dir={{staging_dir}}
 
-sha256_of() {
-  local sum
-  sum="$(sha256sum "$1")"
-  echo "${sum%% *}"
-}
+# inplace-include: sha256
 
 # name staged_file_name sha256
 commit_artifact() {

@@ -7,11 +7,7 @@ root="${INPLACE_HOST_ROOT:-}"
 
 staging_dir={{staging_dir}}
 
-sha256_of() {
-  local sum
-  sum="$(sha256sum "$1")"
-  echo "${sum%% *}"
-}
+# inplace-include: sha256
 
 mkdir -p "$root$staging_dir"
 # The upload runs over SFTP as the login user, who must be able to write here.

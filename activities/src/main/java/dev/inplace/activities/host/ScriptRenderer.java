@@ -18,19 +18,25 @@ import java.util.stream.Collectors;
 
 /**
  * Renders the shell templates under {@code scripts/<folder>/} on the classpath, falling back to
- * {@code scripts/common/} for the steps every distribution shares. Each {@code
+ * {@code scripts/common/} for the steps every distribution shares. A line {@code # inplace-include:
+ * NAME} is replaced by the fragment {@code scripts/lib/NAME.sh} (shared shell functions and blocks),
+ * so the rendered script is self-contained and the golden files show it whole. Each {@code
  * {{name}}} becomes its value in single quotes, so no value can change the script's meaning (the
  * request records validate them too). A placeholder without a value, or a value the template does
  * not use, is a programming error and fails the rendering.
  */
 final class ScriptRenderer {
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{([a-z_]+)}}");
+  private static final Pattern INCLUDE = Pattern.compile("# inplace-include: ([a-z0-9-]+)");
   private static final Pattern STEP_MARKER = Pattern.compile("# inplace-step: ([a-z]+)");
   private static final String SHEBANG = "#!/bin/bash";
   private static final String HEADER_TAIL = "set -eu\nroot=\"${INPLACE_HOST_ROOT:-}\"\n";
 
   /** Templates of the steps every distribution runs the same way. */
   static final String COMMON_FOLDER = "common";
+
+  /** Fragments a template includes; they carry no header and include nothing themselves. */
+  static final String LIB_FOLDER = "lib";
 
   private final String folder;
   private final Map<String, String> templates = new ConcurrentHashMap<>();
@@ -131,16 +137,46 @@ final class ScriptRenderer {
   private String load(String name) {
     String resource = "scripts/" + folder + "/" + name + ".sh";
     String shared = "scripts/" + COMMON_FOLDER + "/" + name + ".sh";
-    ClassLoader loader = ScriptRenderer.class.getClassLoader();
     for (String candidate : List.of(resource, shared)) {
-      try (InputStream in = loader.getResourceAsStream(candidate)) {
-        if (in != null) {
-          return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot read script template " + candidate, e);
+      String text = read(candidate);
+      if (text != null) {
+        return expandIncludes(candidate, text);
       }
     }
     throw new IllegalArgumentException("no script template " + resource + " or " + shared + " on the classpath");
+  }
+
+  /** Replaces each include line by its fragment; a fragment must not include another. */
+  private static String expandIncludes(String template, String text) {
+    StringBuilder out = new StringBuilder(text.length() + 1024);
+    for (String line : text.split("\n", -1)) {
+      Matcher include = INCLUDE.matcher(line);
+      if (!include.matches()) {
+        out.append(line).append('\n');
+        continue;
+      }
+      String fragmentPath = "scripts/" + LIB_FOLDER + "/" + include.group(1) + ".sh";
+      String fragment = read(fragmentPath);
+      if (fragment == null) {
+        throw new IllegalArgumentException(template + " includes " + fragmentPath + ", which is not on the classpath");
+      }
+      if (INCLUDE.matcher(fragment).find() || fragment.startsWith(SHEBANG)) {
+        throw new IllegalStateException(fragmentPath + " must be a plain fragment: no header, no includes");
+      }
+      if (!fragment.endsWith("\n")) {
+        throw new IllegalStateException(fragmentPath + " must end with a newline");
+      }
+      out.append(fragment);
+    }
+    out.setLength(out.length() - 1); // split kept the text after the last newline as a line
+    return out.toString();
+  }
+
+  private static String read(String resource) {
+    try (InputStream in = ScriptRenderer.class.getClassLoader().getResourceAsStream(resource)) {
+      return in == null ? null : new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read script template " + resource, e);
+    }
   }
 }

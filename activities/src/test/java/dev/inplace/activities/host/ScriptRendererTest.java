@@ -5,7 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.inplace.activities.ssh.RemoteScript;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 class ScriptRendererTest {
@@ -71,5 +79,41 @@ class ScriptRendererTest {
   @Test
   void unknownTemplateIsAnError() {
     assertThrows(IllegalArgumentException.class, () -> k3s.render("nope", new ScriptValues()));
+  }
+
+  @Test
+  void includeLinesAreReplacedByTheirFragmentSoTheScriptIsSelfContained() {
+    RemoteScript restart =
+        k3s.render(
+            "restart",
+            new ScriptValues()
+                .with("service", "k3s")
+                .with("active_checks", "3")
+                .with("check_interval_seconds", "1"));
+    assertTrue(!restart.text().contains("inplace-include"), restart.text());
+    // wait-active.sh's placeholders are filled like the template's own.
+    assertTrue(restart.text().contains("\nattempt=1\n"), restart.text());
+    assertTrue(restart.text().endsWith("exit 1\n"), restart.text());
+  }
+
+  private static final Path SCRIPTS = Path.of("src/main/resources/scripts");
+  private static final Pattern FUNCTION = Pattern.compile("(?m)^([a-z0-9_]+)\\(\\) \\{");
+
+  /** The point of the includes: a shell function is written once, in one template or fragment. */
+  @Test
+  void everyShellFunctionIsDefinedInOnePlaceOnly() throws IOException {
+    Map<String, Path> definedIn = new HashMap<>();
+    try (Stream<Path> files = Files.walk(SCRIPTS)) {
+      for (Path file : files.filter(f -> f.toString().endsWith(".sh")).sorted().toList()) {
+        Matcher m = FUNCTION.matcher(Files.readString(file));
+        while (m.find()) {
+          Path first = definedIn.putIfAbsent(m.group(1), file);
+          assertTrue(
+              first == null,
+              m.group(1) + "() is defined in both " + first + " and " + file + ": move it to scripts/lib");
+        }
+      }
+    }
+    assertTrue(definedIn.containsKey("sha256_of"), definedIn.toString());
   }
 }
