@@ -54,7 +54,15 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
           NodeActivities.class,
           ActivityOptionsCatalog.controlPlaneHealth(ActivityOptionsCatalog.CONTROL_PLANE_GATE_SECONDS));
 
+  /**
+   * Change ID: runs from version 1 on pause the control-plane object for the whole run (added
+   * unversioned by commit 71c4fa5; older runs never pause it, and their end leaves it as it was).
+   */
+  static final String PAUSE_CONTROL_PLANE_CHANGE = "control-plane-paused-for-run";
+
   private List<MachineInfo> controlPlanes = List.of();
+  /** Whether this run's version pauses the control-plane object (decided once, after the snapshot). */
+  private boolean pausesControlPlane;
   /** The kubelet version of each control-plane node as preflight saw it, by node name. */
   private final Map<String, String> observed = new LinkedHashMap<>();
 
@@ -73,7 +81,11 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
       Map<String, NodeUpgradeRequest> requests = checkControlPlanes(inventory);
       if (!book.aborting()) {
         snapshotEtcd(requests.get(controlPlanes.get(0).nodeName()));
-        pauseControlPlane(inventory.controlPlane());
+        pausesControlPlane =
+            Workflow.getVersion(PAUSE_CONTROL_PLANE_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+        if (pausesControlPlane) {
+          pauseControlPlane(inventory.controlPlane());
+        }
       }
       upgradeNodes();
       recordVersion(inventory.controlPlane());
@@ -305,7 +317,7 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
         + ") until an operator sets its spec.version or rolls the nodes back";
     if (book.aborting()) {
       end(RunPhase.ABORTED, "aborted: " + counts() + "; " + target() + " not recorded on " + object
-          + (book.upgraded() > 0 ? leftPaused : ""));
+          + (pausesControlPlane && book.upgraded() > 0 ? leftPaused : ""));
       return;
     }
     if (!book.allUpgraded()) {
@@ -313,7 +325,7 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
           book.statuses().stream().filter(s -> s.phase() == NodePhase.SKIPPED).map(NodeStatus::node).toList();
       end(outcome(), counts() + "; " + target() + " not recorded on " + object + " because "
           + ClusterPreflight.list(skipped) + " stayed on the old version (skipped)"
-          + (book.upgraded() > 0 ? leftPaused : ""));
+          + (pausesControlPlane && book.upgraded() > 0 ? leftPaused : ""));
       return;
     }
     book.finish();

@@ -72,10 +72,13 @@ abstract class RollingUpgrade {
   static final long HISTORY_CEILING = 9_000;
 
   /**
-   * Marking a Machine (skip-remediation) is one small patch around every node: a local activity,
-   * so it costs no task-queue round trip between one node finishing and the next starting.
+   * Change ID: runs from this version on mark Machines (skip-remediation) with a local activity, so
+   * no task-queue round trip sits between one node finishing and the next starting. Older runs
+   * (recorded before commit dc55ad3 introduced it unversioned) mark with a regular activity.
    */
-  private final ClusterApiActivities machineMarks =
+  static final String LOCAL_MACHINE_MARKS_CHANGE = "parent-local-machine-marks";
+
+  private final ClusterApiActivities localMachineMarks =
       Workflow.newLocalActivityStub(ClusterApiActivities.class, ActivityOptionsCatalog.machineMark());
   protected final ClusterApiActivities clusterApi =
       Workflow.newActivityStub(ClusterApiActivities.class, ActivityOptionsCatalog.kubeCall());
@@ -95,6 +98,8 @@ abstract class RollingUpgrade {
   private final Set<String> running = new LinkedHashSet<>();
   /** Nodes finished but whose Machine is still being unmarked: the run does not end before them. */
   private final Set<String> unmarking = new LinkedHashSet<>();
+  /** Marks Machines: a local activity, or the regular {@link #clusterApi} for older runs; set in begin. */
+  private ClusterApiActivities machineMarks;
   private final List<String> warnings = new ArrayList<>();
   private RuntimeException unexpected;
   private int startedThisRun;
@@ -174,6 +179,10 @@ abstract class RollingUpgrade {
     this.template = template;
     this.maintenance = maintenance;
     this.soakSeconds = soakSeconds;
+    machineMarks =
+        Workflow.getVersion(LOCAL_MACHINE_MARKS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1
+            ? localMachineMarks
+            : clusterApi;
     Workflow.upsertTypedSearchAttributes(
         SearchAttributes.CLUSTER.valueSet(cluster.toString()),
         SearchAttributes.KIND.valueSet(kind),

@@ -499,16 +499,8 @@ class ControlPlaneUpgradeWorkflowTest {
     awaitProgress(env, run, Duration.ofMinutes(1), p -> p.phase() == RunPhase.HALTED);
     run.retryNode("cp-2");
     assertEquals(3, resultOf(run).upgraded());
-    writeHistory(env, workflowId, null, "cp-upgrade-halted-retried.json");
-  }
-
-  static void writeHistory(TestWorkflowEnvironment env, String id, String runId, String file) throws Exception {
-    Path dir = Path.of("src/test/resources/histories");
-    Files.createDirectories(dir);
-    var history = runId == null
-        ? env.getWorkflowClient().fetchHistory(id)
-        : env.getWorkflowClient().fetchHistory(id, runId);
-    Files.writeString(dir.resolve(file), history.toJson(true));
+    dev.inplace.workflows.testing.HistoryFixtures.record(
+        env, workflowId, null, "cp-upgrade-halted-retried-paused-local-marks.json");
   }
 
   private static void refused(Executable update, String text) {

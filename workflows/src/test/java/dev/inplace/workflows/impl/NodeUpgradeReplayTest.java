@@ -2,12 +2,9 @@ package dev.inplace.workflows.impl;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-import io.temporal.common.WorkflowExecutionHistory;
-import io.temporal.testing.WorkflowReplayer;
-import java.nio.file.Files;
+import dev.inplace.workflows.testing.HistoryFixtures;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -18,20 +15,15 @@ import org.junit.jupiter.params.provider.MethodSource;
  * NodeUpgradeWorkflowTest#recordReplayHistories) only when a change is deliberately versioned.
  */
 class NodeUpgradeReplayTest {
-  private static final Path HISTORIES = Path.of("src/test/resources/histories");
-
   static List<Path> histories() throws Exception {
-    try (Stream<Path> files = Files.list(HISTORIES)) {
-      List<Path> found = files.filter(p -> p.getFileName().toString().startsWith("node-upgrade-")).sorted().toList();
-      assertFalse(found.isEmpty(), "no committed NodeUpgrade histories in " + HISTORIES);
-      return found;
-    }
+    List<Path> found = HistoryFixtures.withPrefix("node-upgrade-");
+    assertFalse(found.isEmpty(), "no committed NodeUpgrade histories in " + HistoryFixtures.DIR);
+    return found;
   }
 
   @ParameterizedTest
   @MethodSource("histories")
   void replaysCommittedHistoryWithoutNonDeterminism(Path history) throws Exception {
-    WorkflowReplayer.replayWorkflowExecution(
-        WorkflowExecutionHistory.fromJson(Files.readString(history)), NodeUpgradeWorkflowImpl.class);
+    HistoryFixtures.replay(history, NodeUpgradeWorkflowImpl.class);
   }
 }

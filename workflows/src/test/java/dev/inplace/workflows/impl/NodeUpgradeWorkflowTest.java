@@ -391,9 +391,7 @@ class NodeUpgradeWorkflowTest {
   }
 
   static void writeHistory(TestWorkflowEnvironment env, String id, String file) throws Exception {
-    java.nio.file.Path dir = java.nio.file.Path.of("src/test/resources/histories");
-    java.nio.file.Files.createDirectories(dir);
-    java.nio.file.Files.writeString(dir.resolve(file), env.getWorkflowClient().fetchHistory(id).toJson(true));
+    dev.inplace.workflows.testing.HistoryFixtures.record(env, id, null, file);
   }
 
   private void assertRefused(TestWorkflowEnvironment env, Worker worker, String type, String text) {

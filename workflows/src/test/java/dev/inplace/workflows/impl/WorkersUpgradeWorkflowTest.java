@@ -2,7 +2,6 @@ package dev.inplace.workflows.impl;
 
 import static dev.inplace.workflows.impl.ControlPlaneUpgradeWorkflowTest.node;
 import static dev.inplace.workflows.impl.ControlPlaneUpgradeWorkflowTest.rootMessage;
-import static dev.inplace.workflows.impl.ControlPlaneUpgradeWorkflowTest.writeHistory;
 import static dev.inplace.workflows.testing.Fixtures.FROM;
 import static dev.inplace.workflows.testing.Fixtures.TO;
 import static dev.inplace.workflows.testing.ParentFixtures.POOL;
@@ -50,6 +49,7 @@ import dev.inplace.workflows.api.WorkersUpgradeWorkflow.WorkersUpgradeRequest;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow.WorkersUpgradeResult;
 import dev.inplace.workflows.api.WorkflowIds;
 import dev.inplace.workflows.failure.UpgradeFailures;
+import dev.inplace.workflows.testing.HistoryFixtures;
 import dev.inplace.workflows.testing.ChildScript;
 import dev.inplace.workflows.testing.FakeNodeUpgrade;
 import dev.inplace.workflows.testing.Fixtures;
@@ -519,8 +519,8 @@ class WorkersUpgradeWorkflowTest {
     run.setMaxUnavailable("2");
     WorkersUpgradeResult result = resultOf(run);
     assertTrue(result.runs() > 1, "runs: " + result.runs());
-    writeHistory(env, workflowId, first.getRunId(), "workers-upgrade-first-run.json");
-    writeHistory(env, workflowId, null, "workers-upgrade-last-run.json");
+    HistoryFixtures.record(env, workflowId, first.getRunId(), "workers-upgrade-first-run-local-marks.json");
+    HistoryFixtures.record(env, workflowId, null, "workers-upgrade-last-run-local-marks.json");
   }
 
   private static void refused(Executable update, String text) {

@@ -1,0 +1,90 @@
+package dev.inplace.workflows.impl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.inplace.workflows.testing.HistoryFixtures;
+import io.temporal.workflow.Workflow;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every versioned branch of every workflow type is replayed: for each change ID, the replayed
+ * fixtures of each workflow type that calls it include a history without its marker (the code
+ * before the change) and one with each version up to the newest.
+ */
+class VersionedBranchesTest {
+  /** A change ID, its newest version, and the fixture prefixes of the workflow types that call it. */
+  record Change(String id, int newest, List<String> prefixes) {}
+
+  static final List<Change> CHANGES = List.of(
+      new Change(NodeUpgradeWorkflowImpl.SEARCH_ATTRIBUTES_CHANGE, 1, List.of("node-upgrade-")),
+      new Change(NodeUpgradeWorkflowImpl.DISTRIBUTION_STEPS_CHANGE, 1, List.of("node-upgrade-")),
+      new Change(RollingUpgrade.LOCAL_MACHINE_MARKS_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
+      new Change(ControlPlaneUpgradeWorkflowImpl.PAUSE_CONTROL_PLANE_CHANGE, 1, List.of("cp-upgrade-")));
+
+  /** The classes of the workflow implementations that may declare change IDs. */
+  static final List<Class<?>> IMPLEMENTATIONS = List.of(
+      NodeUpgradeWorkflowImpl.class, RollingUpgrade.class, ControlPlaneUpgradeWorkflowImpl.class,
+      WorkersUpgradeWorkflowImpl.class);
+
+  @Test
+  void everyDeclaredChangeIdIsCovered() throws Exception {
+    Set<String> declared = new TreeSet<>();
+    for (Class<?> type : IMPLEMENTATIONS) {
+      for (Field field : type.getDeclaredFields()) {
+        if (Modifier.isStatic(field.getModifiers()) && field.getType() == String.class
+            && field.getName().endsWith("_CHANGE")) {
+          field.setAccessible(true);
+          declared.add((String) field.get(null));
+        }
+      }
+    }
+    Set<String> covered = new TreeSet<>(CHANGES.stream().map(Change::id).toList());
+    assertEquals(declared, covered, "a new change ID needs an entry here and fixtures for each branch");
+  }
+
+  @Test
+  void everyVersionOfEveryChangeHasAReplayedFixture() throws Exception {
+    List<String> missing = new ArrayList<>();
+    for (Change change : CHANGES) {
+      for (String prefix : change.prefixes()) {
+        for (int version = Workflow.DEFAULT_VERSION; version <= change.newest(); version++) {
+          if (version == 0) {
+            continue; // getVersion never records 0 here: every change goes from DEFAULT to 1
+          }
+          if (!hasFixture(prefix, change.id(), version)) {
+            missing.add(prefix + "* with " + change.id() + "=" + (version == Workflow.DEFAULT_VERSION ? "none" : version));
+          }
+        }
+      }
+    }
+    assertTrue(missing.isEmpty(), "no replayed fixture for: " + missing);
+  }
+
+  private static boolean hasFixture(String prefix, String changeId, int version) throws Exception {
+    for (Path fixture : replayed(prefix)) {
+      Map<String, Integer> markers = HistoryFixtures.versionMarkers(HistoryFixtures.read(fixture));
+      if (markers.getOrDefault(changeId, Workflow.DEFAULT_VERSION) == version) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static List<Path> replayed(String prefix) throws Exception {
+    if (prefix.startsWith("node-upgrade-")) {
+      return NodeUpgradeReplayTest.histories();
+    }
+    return ParentUpgradeReplayTest.histories().stream()
+        .filter(p -> p.getFileName().toString().startsWith(prefix))
+        .toList();
+  }
+}
