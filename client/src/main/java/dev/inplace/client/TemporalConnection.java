@@ -2,9 +2,9 @@ package dev.inplace.client;
 
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
+import com.uber.m3.tally.Scope;
 import io.temporal.serviceclient.WorkflowServiceStubs;
-import java.nio.file.Path;
-import java.util.Optional;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,11 +29,26 @@ public final class TemporalConnection implements AutoCloseable {
         WorkflowClient.newInstance(service, WorkflowClientOptions.newBuilder().setNamespace(namespace).build());
   }
 
-  /** Connects to {@code address} ({@code host:port}). */
-  public static TemporalConnection connect(
-      String address, String namespace, Optional<String> apiKey, Optional<Path> tlsCert, Optional<Path> tlsKey) {
-    log.info("connecting to Temporal at {} namespace {}", address, namespace);
-    return new TemporalConnection(TemporalClients.connect(address, apiKey, tlsCert, tlsKey), namespace, null);
+  /** Connects as {@code settings} say (address, namespace, API key, TLS). */
+  public static TemporalConnection connect(TemporalSettings settings) {
+    return connect(settings, null);
+  }
+
+  /**
+   * Connects as {@code settings} say, reporting the SDK's client metrics (requests, latencies,
+   * long polls) to {@code metrics} when not null.
+   */
+  public static TemporalConnection connect(TemporalSettings settings, Scope metrics) {
+    String address = settings.address()
+        .orElseThrow(() -> new IllegalArgumentException(TemporalSettings.ADDRESS + " is not set"));
+    log.info("connecting to Temporal: {}", settings);
+    WorkflowServiceStubsOptions.Builder options = WorkflowServiceStubsOptions.newBuilder(settings.stubsOptions());
+    options.setTarget(address);
+    if (metrics != null) {
+      options.setMetricsScope(metrics);
+    }
+    return new TemporalConnection(
+        WorkflowServiceStubs.newServiceStubs(options.build()), settings.namespace(), null);
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.inplace.sandbox;
 
+import com.uber.m3.tally.Scope;
 import dev.inplace.client.TemporalConnection;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
@@ -18,11 +19,19 @@ public final class EmbeddedTemporal {
 
   /** Starts the server and returns a connection on namespace {@code default} with inplace's search attributes. */
   public static TemporalConnection start() {
+    return start(null);
+  }
+
+  /** As above, reporting the SDK's metrics to {@code metrics} when not null (the worker's /metrics). */
+  public static TemporalConnection start(Scope metrics) {
     // lockTimeSkipping=true: timers run in real time, as on a real server.
     TestServer.InProcessTestServer server = TestServer.createServer(true);
-    WorkflowServiceStubs stubs =
-        WorkflowServiceStubs.newServiceStubs(
-            WorkflowServiceStubsOptions.newBuilder().setChannel(server.getChannel()).build());
+    WorkflowServiceStubsOptions.Builder options =
+        WorkflowServiceStubsOptions.newBuilder().setChannel(server.getChannel());
+    if (metrics != null) {
+      options.setMetricsScope(metrics);
+    }
+    WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(options.build());
     log.info("started embedded Temporal test server (in-process, in-memory)");
     return TemporalConnection.over(stubs, "default", server).withSearchAttributes();
   }

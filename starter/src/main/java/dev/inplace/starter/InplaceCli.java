@@ -1,6 +1,7 @@
 package dev.inplace.starter;
 
 import dev.inplace.client.TemporalConnection;
+import dev.inplace.client.TemporalSettings;
 import dev.inplace.client.UpgradeRuns;
 import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow;
@@ -33,7 +34,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -87,15 +87,20 @@ public final class InplaceCli {
       out.print(USAGE);
       return args.isEmpty() ? 2 : 0;
     }
-    String address = env.getOrDefault("TEMPORAL_ADDRESS", "");
-    if (address.isBlank()) {
-      err.println("inplace: set TEMPORAL_ADDRESS to the Temporal frontend (host:port) the worker uses");
+    TemporalSettings settings;
+    try {
+      settings = TemporalSettings.fromEnvironment(env, warning -> err.println("inplace: warning: " + warning));
+      settings.stubsOptions(); // reads the TLS files now: a bad one is a usage error, not a crash
+    } catch (IllegalArgumentException e) {
+      err.println("inplace: " + e.getMessage());
       return 2;
     }
-    try (TemporalConnection temporal =
-        TemporalConnection.connect(address, env.getOrDefault("TEMPORAL_NAMESPACE", "default"),
-            optional(env, "TEMPORAL_API_KEY"), optional(env, "TEMPORAL_TLS_CERT").map(Path::of),
-            optional(env, "TEMPORAL_TLS_KEY").map(Path::of))) {
+    if (settings.address().isEmpty()) {
+      err.println("inplace: set TEMPORAL_ADDRESS to the Temporal frontend (host:port) the worker uses,"
+          + " or an address in the temporal CLI's profile file");
+      return 2;
+    }
+    try (TemporalConnection temporal = TemporalConnection.connect(settings)) {
       return new InplaceCli(temporal.client(), env.getOrDefault("INPLACE_TASK_QUEUE", WorkflowIds.TASK_QUEUE), out, 1000)
           .execute(args, err);
     }
@@ -279,11 +284,6 @@ public final class InplaceCli {
     for (StepRecord s : p.steps()) {
       out.printf("  %-10s %-8s %s%n", s.step().cliName(), s.status().name().toLowerCase(Locale.ROOT), s.message());
     }
-  }
-
-  private static Optional<String> optional(Map<String, String> env, String key) {
-    String v = env.get(key);
-    return v == null || v.isBlank() ? Optional.empty() : Optional.of(v.trim());
   }
 
   private static String rootMessage(Throwable e) {

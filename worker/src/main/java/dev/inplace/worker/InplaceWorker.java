@@ -10,13 +10,16 @@ import dev.inplace.activities.ssh.SshClientOptions;
 import dev.inplace.activities.ssh.SshConnector;
 import dev.inplace.activities.support.KubernetesSecretSource;
 import dev.inplace.activities.support.SecretSource;
+import dev.inplace.worker.observe.LogContextInterceptor;
 import dev.inplace.workflows.impl.ControlPlaneUpgradeWorkflowImpl;
 import dev.inplace.workflows.impl.NodeUpgradeWorkflowImpl;
 import dev.inplace.workflows.impl.WorkersUpgradeWorkflowImpl;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.temporal.client.WorkflowClient;
 import io.temporal.worker.Worker;
+import io.temporal.common.interceptors.WorkerInterceptor;
 import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerFactoryOptions;
 import java.nio.file.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,10 +43,18 @@ public final class InplaceWorker implements AutoCloseable {
   /** Registers the workflows and activities on {@code taskQueue} and starts polling. */
   public static InplaceWorker start(
       WorkflowClient client, String taskQueue, KubernetesClient management, Path artifactCache) {
+    return start(client, taskQueue, management, artifactCache, new WorkerInterceptor[0]);
+  }
+
+  /** As above, with worker interceptors (the run metrics). */
+  public static InplaceWorker start(
+      WorkflowClient client, String taskQueue, KubernetesClient management, Path artifactCache,
+      WorkerInterceptor... interceptors) {
     SecretSource secrets = new KubernetesSecretSource(management);
     KubeClients kubeClients = new KubeClients(management, secrets);
     SshConnector ssh = new SshConnector(secrets, SshClientOptions.defaults());
-    WorkerFactory factory = WorkerFactory.newInstance(client);
+    WorkerFactory factory =
+        WorkerFactory.newInstance(client, WorkerFactoryOptions.newBuilder().setWorkerInterceptors(withLogContext(interceptors)).build());
     Worker worker = factory.newWorker(taskQueue);
     worker.registerWorkflowImplementationTypes(
         NodeUpgradeWorkflowImpl.class, ControlPlaneUpgradeWorkflowImpl.class, WorkersUpgradeWorkflowImpl.class);
@@ -54,6 +65,18 @@ public final class InplaceWorker implements AutoCloseable {
     factory.start();
     log.info("worker polling task queue {}", taskQueue);
     return new InplaceWorker(factory, kubeClients);
+  }
+
+  private static WorkerInterceptor[] withLogContext(WorkerInterceptor[] interceptors) {
+    WorkerInterceptor[] all = new WorkerInterceptor[interceptors.length + 1];
+    all[0] = new LogContextInterceptor(); // the step of every activity's log lines
+    System.arraycopy(interceptors, 0, all, 1, interceptors.length);
+    return all;
+  }
+
+  /** Whether the pollers run: started, not shut down, not suspended. */
+  public boolean isPolling() {
+    return factory.isStarted() && !factory.isShutdown() && !factory.isTerminated();
   }
 
   @Override

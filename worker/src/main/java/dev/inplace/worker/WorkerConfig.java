@@ -1,77 +1,56 @@
 package dev.inplace.worker;
 
+import dev.inplace.client.TemporalSettings;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 /**
  * The worker's configuration, read once from the environment and validated fail-fast. Every key is
  * documented in docs/configuration.md.
  *
- * @param temporalAddress {@code host:port} of a Temporal frontend; required (the in-process test
- *     server is the sandbox's, never the worker's)
- * @param temporalNamespace Temporal namespace
+ * @param temporal how to reach Temporal, as the {@code temporal} CLI reads it (address required)
  * @param taskQueue task queue the worker polls
- * @param temporalApiKey API key for Temporal Cloud (sent over TLS); never logged
- * @param temporalTlsCert client certificate (PEM file) for mTLS to Temporal
- * @param temporalTlsKey client key (PKCS#8 PEM file) for mTLS to Temporal
  * @param artifactCache directory where artifacts are fetched once and verified
  * @param kubeconfig kubeconfig of the management cluster; empty means in-cluster or ~/.kube/config
+ * @param httpBindAddress address of the /metrics, /healthz and /readyz server
+ * @param httpPort its port
  */
 public record WorkerConfig(
-    String temporalAddress,
-    String temporalNamespace,
+    TemporalSettings temporal,
     String taskQueue,
-    Optional<String> temporalApiKey,
-    Optional<Path> temporalTlsCert,
-    Optional<Path> temporalTlsKey,
     Path artifactCache,
-    Optional<Path> kubeconfig) {
+    Optional<Path> kubeconfig,
+    String httpBindAddress,
+    int httpPort) {
 
-  public static final String TEMPORAL_ADDRESS = "TEMPORAL_ADDRESS";
-  public static final String TEMPORAL_NAMESPACE = "TEMPORAL_NAMESPACE";
-  public static final String TEMPORAL_API_KEY = "TEMPORAL_API_KEY";
-  public static final String TEMPORAL_TLS_CERT = "TEMPORAL_TLS_CERT";
-  public static final String TEMPORAL_TLS_KEY = "TEMPORAL_TLS_KEY";
   public static final String TASK_QUEUE = "INPLACE_TASK_QUEUE";
   public static final String ARTIFACT_CACHE = "INPLACE_ARTIFACT_CACHE";
   public static final String KUBECONFIG = "KUBECONFIG";
+  public static final String HTTP_BIND_ADDRESS = "INPLACE_HTTP_BIND_ADDRESS";
+  public static final String HTTP_PORT = "INPLACE_HTTP_PORT";
 
   /** Every key this record reads; docs/configuration.md must list each (a test checks). */
   public static final List<String> KEYS =
-      List.of(
-          TEMPORAL_ADDRESS,
-          TEMPORAL_NAMESPACE,
-          TEMPORAL_API_KEY,
-          TEMPORAL_TLS_CERT,
-          TEMPORAL_TLS_KEY,
-          TASK_QUEUE,
-          ARTIFACT_CACHE,
-          KUBECONFIG);
+      Stream.concat(TemporalSettings.KEYS.stream(), Stream.of(TASK_QUEUE, ARTIFACT_CACHE, KUBECONFIG, HTTP_BIND_ADDRESS, HTTP_PORT)).toList();
 
   /** Reads and validates the configuration; collects every problem into one message. */
-  public static WorkerConfig fromEnvironment(Map<String, String> env) {
+  public static WorkerConfig fromEnvironment(Map<String, String> env, Consumer<String> warnings) {
     List<String> problems = new ArrayList<>();
-    Optional<String> address = nonBlank(env, TEMPORAL_ADDRESS);
-    if (address.isEmpty()) {
-      problems.add(TEMPORAL_ADDRESS + " is not set: give the Temporal frontend as host:port");
+    TemporalSettings temporal = null;
+    try {
+      temporal = TemporalSettings.fromEnvironment(env, warnings);
+      if (temporal.address().isEmpty()) {
+        problems.add(TemporalSettings.ADDRESS + " is not set: give the Temporal frontend as host:port"
+            + " (or an address in the temporal CLI's profile file)");
+      }
+    } catch (IllegalArgumentException e) {
+      problems.add(e.getMessage());
     }
-    address.ifPresent(
-        a -> {
-          if (!a.matches("[A-Za-z0-9.\\-\\[\\]:]+:\\d{1,5}")) {
-            problems.add(TEMPORAL_ADDRESS + " must be host:port, got '" + a + "'");
-          }
-        });
-    Optional<Path> cert = nonBlank(env, TEMPORAL_TLS_CERT).map(Path::of);
-    Optional<Path> key = nonBlank(env, TEMPORAL_TLS_KEY).map(Path::of);
-    if (cert.isPresent() != key.isPresent()) {
-      problems.add(TEMPORAL_TLS_CERT + " and " + TEMPORAL_TLS_KEY + " must be set together");
-    }
-    cert.filter(p -> !p.toFile().isFile()).ifPresent(p -> problems.add(TEMPORAL_TLS_CERT + ": no file " + p));
-    key.filter(p -> !p.toFile().isFile()).ifPresent(p -> problems.add(TEMPORAL_TLS_KEY + ": no file " + p));
-    Optional<String> apiKey = nonBlank(env, TEMPORAL_API_KEY);
     Optional<Path> kubeconfig = nonBlank(env, KUBECONFIG).map(Path::of);
     kubeconfig.filter(p -> !p.toFile().isFile()).ifPresent(p -> problems.add(KUBECONFIG + ": no file " + p));
     String taskQueue = nonBlank(env, TASK_QUEUE).orElse(dev.inplace.workflows.api.WorkflowIds.TASK_QUEUE);
@@ -79,18 +58,23 @@ public record WorkerConfig(
         nonBlank(env, ARTIFACT_CACHE)
             .map(Path::of)
             .orElse(Path.of(System.getProperty("user.home"), ".cache", "inplace", "artifacts"));
+    String httpBind = nonBlank(env, HTTP_BIND_ADDRESS).orElse("0.0.0.0");
+    int httpPort = 8080;
+    Optional<String> port = nonBlank(env, HTTP_PORT);
+    if (port.isPresent()) {
+      try {
+        httpPort = Integer.parseInt(port.get());
+        if (httpPort < 0 || httpPort > 65535) {
+          problems.add(HTTP_PORT + " must be a port (0-65535), got '" + port.get() + "'");
+        }
+      } catch (NumberFormatException e) {
+        problems.add(HTTP_PORT + " must be a port (0-65535), got '" + port.get() + "'");
+      }
+    }
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException("invalid worker configuration: " + String.join("; ", problems));
     }
-    return new WorkerConfig(
-        address.get(),
-        nonBlank(env, TEMPORAL_NAMESPACE).orElse("default"),
-        taskQueue,
-        apiKey,
-        cert,
-        key,
-        cache,
-        kubeconfig);
+    return new WorkerConfig(temporal, taskQueue, cache, kubeconfig, httpBind, httpPort);
   }
 
   private static Optional<String> nonBlank(Map<String, String> env, String key) {
@@ -100,11 +84,9 @@ public record WorkerConfig(
 
   @Override
   public String toString() {
-    // The API key is a secret: never printed.
-    return "WorkerConfig[temporalAddress=" + temporalAddress
-        + ", namespace=" + temporalNamespace + ", taskQueue=" + taskQueue
-        + ", apiKey=" + (temporalApiKey.isPresent() ? "(set)" : "(none)")
-        + ", tls=" + (temporalTlsCert.isPresent() ? "mTLS" : "none")
-        + ", artifactCache=" + artifactCache + ", kubeconfig=" + kubeconfig.map(Path::toString).orElse("(default)") + "]";
+    // TemporalSettings never prints the API key.
+    return "WorkerConfig[temporal: " + temporal + ", taskQueue=" + taskQueue
+        + ", artifactCache=" + artifactCache + ", kubeconfig=" + kubeconfig.map(Path::toString).orElse("(default)")
+        + ", http=" + httpBindAddress + ":" + httpPort + "]";
   }
 }

@@ -2,6 +2,10 @@ package dev.inplace.worker;
 
 import dev.inplace.client.TemporalConnection;
 import dev.inplace.worker.extension.CapiExtension;
+import dev.inplace.worker.observe.ObservabilityServer;
+import dev.inplace.worker.observe.Readiness;
+import dev.inplace.worker.observe.RunMetricsInterceptor;
+import dev.inplace.worker.observe.WorkerMetrics;
 import dev.inplace.worker.extension.ExtensionOptions;
 import dev.inplace.worker.watch.UpgradeWatcher;
 import dev.inplace.worker.watch.WatcherOptions;
@@ -13,6 +17,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +32,7 @@ public final class WorkerMain {
     Optional<WatcherOptions> watcherOptions;
     Optional<ExtensionOptions> extensionOptions;
     try {
-      config = WorkerConfig.fromEnvironment(System.getenv());
+      config = WorkerConfig.fromEnvironment(System.getenv(), log::warn);
       watcherOptions = WatcherOptions.fromEnvironment(System.getenv());
       extensionOptions = ExtensionOptions.fromEnvironment(System.getenv());
     } catch (IllegalArgumentException e) {
@@ -36,14 +41,33 @@ public final class WorkerMain {
       return;
     }
     log.info("starting inplace worker with {}", config);
+    WorkerMetrics metrics = new WorkerMetrics();
+    // Served from the start: /healthz answers at once, /readyz once everything below is up.
+    AtomicReference<TemporalConnection> temporalRef = new AtomicReference<>();
+    AtomicReference<KubernetesClient> managementRef = new AtomicReference<>();
+    AtomicReference<InplaceWorker> workerRef = new AtomicReference<>();
+    Readiness readiness =
+        Readiness.ofWorker(temporalRef::get, managementRef::get,
+            () -> workerRef.get() == null ? null : workerRef.get()::isPolling);
+    ObservabilityServer http =
+        ObservabilityServer.start(config.httpBindAddress(), config.httpPort(), metrics::scrape, readiness);
+    TemporalConnection temporal;
+    try {
+      temporal = TemporalConnection.connect(config.temporal(), metrics.scope());
+    } catch (IllegalArgumentException e) {
+      // Unreadable TLS material: a configuration problem, named without the key's contents.
+      System.err.println("invalid worker configuration: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    temporal.withSearchAttributes();
+    temporalRef.set(temporal);
     KubernetesClient management = managementClient(config);
-    TemporalConnection temporal =
-        TemporalConnection.connect(
-                config.temporalAddress(), config.temporalNamespace(), config.temporalApiKey(),
-                config.temporalTlsCert(), config.temporalTlsKey())
-            .withSearchAttributes();
+    managementRef.set(management);
     InplaceWorker worker =
-        InplaceWorker.start(temporal.client(), config.taskQueue(), management, config.artifactCache());
+        InplaceWorker.start(temporal.client(), config.taskQueue(), management, config.artifactCache(),
+            new RunMetricsInterceptor(metrics.registry()));
+    workerRef.set(worker);
     // The custom resource watcher (ControlPlaneUpgrade, WorkersUpgrade); off with INPLACE_WATCHER=false.
     UpgradeWatcher watcher =
         watcherOptions
@@ -69,6 +93,8 @@ public final class WorkerMain {
                   worker.close();
                   temporal.close();
                   management.close();
+                  http.close();
+                  metrics.close();
                   stopped.countDown();
                 }));
     stopped.await();

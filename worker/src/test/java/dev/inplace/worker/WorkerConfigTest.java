@@ -14,17 +14,17 @@ class WorkerConfigTest {
 
   @Test
   void anAddressAloneGivesTheDefaultNamespaceAndTaskQueue() {
-    WorkerConfig config = WorkerConfig.fromEnvironment(Map.of("TEMPORAL_ADDRESS", "temporal.example:7233"));
+    WorkerConfig config = WorkerConfig.fromEnvironment(Map.of("TEMPORAL_ADDRESS", "temporal.example:7233", "TEMPORAL_CONFIG_FILE", "/nonexistent/temporal.toml"), w -> {});
 
-    assertEquals("temporal.example:7233", config.temporalAddress());
-    assertEquals("default", config.temporalNamespace());
+    assertEquals(java.util.Optional.of("temporal.example:7233"), config.temporal().address());
+    assertEquals("default", config.temporal().namespace());
     assertEquals("inplace", config.taskQueue());
   }
 
   @Test
   void noAddressIsRefusedNamingTheVariable() {
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> WorkerConfig.fromEnvironment(Map.of()));
+        assertThrows(IllegalArgumentException.class, () -> WorkerConfig.fromEnvironment(Map.of("TEMPORAL_CONFIG_FILE", "/nonexistent/temporal.toml"), w -> {}));
 
     assertTrue(e.getMessage().contains("TEMPORAL_ADDRESS is not set"), e.getMessage());
   }
@@ -39,7 +39,8 @@ class WorkerConfigTest {
                     Map.of(
                         "TEMPORAL_ADDRESS", "no-port",
                         "TEMPORAL_TLS_CERT", "/nonexistent/cert.pem",
-                        "KUBECONFIG", "/nonexistent/kubeconfig")));
+                        "KUBECONFIG", "/nonexistent/kubeconfig"),
+                    w -> {}));
 
     assertTrue(e.getMessage().contains("TEMPORAL_ADDRESS must be host:port"), e.getMessage());
     assertTrue(e.getMessage().contains("must be set together"), e.getMessage());
@@ -49,7 +50,7 @@ class WorkerConfigTest {
   @Test
   void anApiKeyIsNeverPrinted() {
     WorkerConfig config =
-        WorkerConfig.fromEnvironment(Map.of("TEMPORAL_ADDRESS", "ns.tmprl.cloud:7233", "TEMPORAL_API_KEY", "s3cr3t-key"));
+        WorkerConfig.fromEnvironment(Map.of("TEMPORAL_ADDRESS", "ns.tmprl.cloud:7233", "TEMPORAL_API_KEY", "s3cr3t-key"), w -> {});
 
     assertFalse(config.toString().contains("s3cr3t-key"));
   }

@@ -333,8 +333,7 @@ public final class HostActivitiesImpl implements HostActivities {
   private <T> T onHost(HostAccess host, Function<HostConnection, T> work) {
     String previousCluster = MDC.get("cluster");
     String previousNode = MDC.get("node");
-    // HostAccess names the cluster's namespace, not the cluster: it is the closest we have.
-    MDC.put("cluster", host.secretNamespace());
+    MDC.put("cluster", host.clusterForLogs()); // NS/NAME, as everywhere else in the logs
     MDC.put("node", host.nodeName());
     try (HostConnection conn = ssh.open(host)) {
       return work.apply(conn);

@@ -87,6 +87,6 @@ public record NodeUpgradeRequest(
   }
 
   public HostAccess hostAccess() {
-    return new HostAccess(node.cluster().namespace(), node.nodeName(), node.address(), ssh);
+    return new HostAccess(node.cluster().namespace(), node.nodeName(), node.address(), ssh, node.cluster().name());
   }
 }

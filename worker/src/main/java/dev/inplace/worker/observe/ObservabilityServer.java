@@ -1,0 +1,95 @@
+package dev.inplace.worker.observe;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The worker's plain-HTTP endpoints for Kubernetes and Prometheus: {@code /healthz} (200 while the
+ * process lives), {@code /readyz} (200 when every {@link Readiness} check passes, else 503 naming
+ * each problem) and {@code /metrics} (Prometheus text format). Nothing secret is served.
+ */
+public final class ObservabilityServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ObservabilityServer.class);
+  private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+
+  private final HttpServer server;
+  private final ExecutorService executor;
+
+  private ObservabilityServer(HttpServer server, ExecutorService executor) {
+    this.server = server;
+    this.executor = executor;
+  }
+
+  /** Starts serving on {@code bindAddress:port} (port 0: any free port). */
+  public static ObservabilityServer start(String bindAddress, int port, Supplier<String> metrics, Readiness readiness) {
+    HttpServer server;
+    try {
+      server = HttpServer.create(new InetSocketAddress(bindAddress, port), 16);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot serve /metrics, /healthz and /readyz on " + bindAddress + ":" + port, e);
+    }
+    server.createContext("/healthz", exchange -> answer(exchange, 200, "text/plain; charset=utf-8", "ok\n"));
+    server.createContext("/readyz", exchange -> {
+      List<String> problems = readiness.problems();
+      if (problems.isEmpty()) {
+        answer(exchange, 200, "text/plain; charset=utf-8", "ok\n");
+      } else {
+        answer(exchange, 503, "text/plain; charset=utf-8", String.join("\n", problems) + "\n");
+      }
+    });
+    server.createContext("/metrics", exchange -> answer(exchange, 200, PROMETHEUS_TEXT, metrics.get()));
+    ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
+      Thread t = new Thread(r, "inplace-http");
+      t.setDaemon(true);
+      return t;
+    });
+    server.setExecutor(executor);
+    server.start();
+    log.info("serving /metrics, /healthz and /readyz on {}:{}", bindAddress, server.getAddress().getPort());
+    return new ObservabilityServer(server, executor);
+  }
+
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  private static void answer(HttpExchange exchange, int status, String type, String body) throws IOException {
+    try (exchange) {
+      if (!exchange.getRequestMethod().equals("GET") && !exchange.getRequestMethod().equals("HEAD")) {
+        exchange.sendResponseHeaders(405, -1);
+        return;
+      }
+      String path = exchange.getRequestURI().getPath();
+      if (!path.equals(exchange.getHttpContext().getPath())) {
+        exchange.sendResponseHeaders(404, -1);
+        return;
+      }
+      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", type);
+      boolean head = exchange.getRequestMethod().equals("HEAD");
+      exchange.sendResponseHeaders(status, head ? -1 : bytes.length);
+      if (!head) {
+        try (OutputStream out = exchange.getResponseBody()) {
+          out.write(bytes);
+        }
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow();
+  }
+}
