@@ -179,6 +179,22 @@ public final class ClusterApiActivitiesImpl implements ClusterApiActivities {
   }
 
   @Override
+  public BookkeepingResult releaseControlPlane(ControlPlaneVersionRequest request) {
+    requireText("namespace", request.namespace());
+    requireText("owner", request.owner());
+    if (request.controlPlane() == null) {
+      throw invalid("controlPlane is required");
+    }
+    requireText("controlPlane.name", request.controlPlane().name());
+    return call(
+        "releaseControlPlane",
+        new String[] {"capiObject", request.namespace() + "/" + request.controlPlane().name()},
+        () ->
+            new BookkeepingResult(
+                bookkeeping().releaseControlPlane(request.namespace(), request.controlPlane(), request.owner())));
+  }
+
+  @Override
   public BookkeepingResult recordWorkerPoolVersion(PoolVersionRequest request) {
     requireText("namespace", request.namespace());
     requireText("machineDeployment", request.machineDeployment());

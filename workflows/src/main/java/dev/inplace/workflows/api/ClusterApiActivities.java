@@ -35,6 +35,14 @@ public interface ClusterApiActivities {
   BookkeepingResult pauseControlPlane(ControlPlaneVersionRequest request);
 
   /**
+   * Removes the pause {@link #pauseControlPlane} set for {@code owner}, and nothing else: for a run
+   * that ends with no node changed (aborted, cancelled, or every node skipped). A pause held by
+   * someone else, or none, is left as it is. Idempotent. {@code version} is unused.
+   */
+  @ActivityMethod
+  BookkeepingResult releaseControlPlane(ControlPlaneVersionRequest request);
+
+  /**
    * Sets the control-plane object's {@code spec.version}, under {@link #PAUSED_ANNOTATION} (set
    * before the patch, removed after, only if this run set it). Idempotent. Returns the patches done,
    * in order.

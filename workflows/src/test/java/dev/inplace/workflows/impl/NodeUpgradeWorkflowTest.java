@@ -377,6 +377,7 @@ class NodeUpgradeWorkflowTest {
   @Test
   @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "histories.update", matches = "true")
   void recordReplayHistories(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    dev.inplace.workflows.testing.HistoryFixtures.assumeNotRecorded("node-upgrade-upgraded-distribution-steps.json", "node-upgrade-rolled-back-distribution-steps.json");
     NodeUpgradeWorkflow workflow = start(env, worker);
     workflow.upgrade(request);
     writeHistory(env, workflowId, "node-upgrade-upgraded-distribution-steps.json");

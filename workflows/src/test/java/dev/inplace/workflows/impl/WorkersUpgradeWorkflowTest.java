@@ -514,6 +514,8 @@ class WorkersUpgradeWorkflowTest {
   @Test
   @EnabledIfSystemProperty(named = "histories.update", matches = "true")
   void recordReplayHistories(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    HistoryFixtures.assumeNotRecorded(
+        "workers-upgrade-first-run-local-marks.json", "workers-upgrade-last-run-local-marks.json");
     pool(8);
     WorkersUpgradeWorkflow run = start(env, worker, 60);
     WorkflowExecution first = WorkflowClient.start(run::upgrade, request("1"));
