@@ -22,7 +22,12 @@ public interface ClusterApiActivities {
   @ActivityMethod
   ClusterInventory describeCluster(ClusterRef cluster);
 
-  /** Adds (or removes) {@link #SKIP_REMEDIATION_ANNOTATION} on a Machine; idempotent. */
+  /**
+   * Adds (or removes) {@link #SKIP_REMEDIATION_ANNOTATION} on a Machine; idempotent. With an {@code
+   * owner}, the mark's value is the owner, an existing mark of anyone else (an operator's) is left
+   * alone, and removing takes away only the owner's own mark. Without one (runs from before owners),
+   * the value is empty and removing removes any mark.
+   */
   @ActivityMethod
   MachineMarkResult markMachineUpgrading(MachineMarkRequest request);
 
@@ -58,7 +63,12 @@ public interface ClusterApiActivities {
   @ActivityMethod
   BookkeepingResult recordWorkerPoolVersion(PoolVersionRequest request);
 
-  record MachineMarkRequest(String namespace, String machineName, boolean upgrading) {}
+  /** @param owner the run that marks (its workflow ID); null for runs from before owners */
+  record MachineMarkRequest(String namespace, String machineName, boolean upgrading, String owner) {
+    public MachineMarkRequest(String namespace, String machineName, boolean upgrading) {
+      this(namespace, machineName, upgrading, null);
+    }
+  }
 
   record MachineMarkResult(boolean changed) {}
 

@@ -172,10 +172,10 @@ class ControlPlaneUpgradeWorkflowTest {
     for (String node : List.of("cp-1", "cp-2", "cp-3")) {
       List<String> upgradedBefore = List.copyOf(done);
       order.verify(nodes).awaitControlPlaneHealthy(argThat(r -> expects(r, upgradedBefore)));
-      order.verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-" + node, true));
+      order.verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-" + node, true, workflowId));
       order.verify(children).started(node);
       order.verify(children).finished(node, true);
-      order.verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-" + node, false));
+      order.verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-" + node, false, workflowId));
       done.add(node);
     }
     order.verify(capi).recordControlPlaneVersion(
@@ -330,7 +330,7 @@ class ControlPlaneUpgradeWorkflowTest {
     assertEquals(RunPhase.HALTED, run.progress().phase());
     assertEquals(NodePhase.PENDING, node(run.progress(), "cp-3").phase());
     assertEquals(List.of("cp-1", "cp-2"), script.starts(), "nothing starts while halted");
-    verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-cp-2", false));
+    verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-cp-2", false, workflowId));
     verify(capi, never()).recordControlPlaneVersion(any());
 
     String answer = run.retryNode("cp-2");
@@ -379,7 +379,7 @@ class ControlPlaneUpgradeWorkflowTest {
     assertEquals(UpgradeFailures.CONTROL_PLANE_UNHEALTHY, gated.reason());
     assertEquals(UpgradeStep.PREFLIGHT, gated.step());
     assertTrue(gated.message().contains("cp-1 is not an etcd voter"), gated.message());
-    verify(capi, never()).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-cp-2", true));
+    verify(capi, never()).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-cp-2", true, workflowId));
 
     run.retryNode("cp-2");
 
@@ -401,7 +401,7 @@ class ControlPlaneUpgradeWorkflowTest {
     assertTrue(result.aborted());
     assertEquals(1, result.upgraded());
     assertEquals(List.of("cp-1"), script.starts());
-    verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-cp-1", false));
+    verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-cp-1", false, workflowId));
     verify(capi, never()).recordControlPlaneVersion(any());
     UpgradeProgress progress = run.progress();
     assertEquals(RunPhase.ABORTED, progress.phase());
@@ -477,7 +477,7 @@ class ControlPlaneUpgradeWorkflowTest {
         assertThrows(WorkflowFailedException.class, () -> stub.getResult(60, TimeUnit.SECONDS, ControlPlaneUpgradeResult.class));
     assertInstanceOf(CanceledFailure.class, e.getCause());
     verify(children).finished("cp-1", false);
-    verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-cp-1", false));
+    verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-cp-1", false, workflowId));
     assertEquals(List.of("cp-1"), script.starts());
     UpgradeProgress progress = run.progress();
     assertEquals(RunPhase.ABORTED, progress.phase());
@@ -492,7 +492,7 @@ class ControlPlaneUpgradeWorkflowTest {
   @Test
   @EnabledIfSystemProperty(named = "histories.update", matches = "true")
   void recordReplayHistories(TestWorkflowEnvironment env, Worker worker) throws Exception {
-    HistoryFixtures.assumeNotRecorded("cp-upgrade-halted-retried-paused-local-marks.json");
+    HistoryFixtures.assumeNotRecorded("cp-upgrade-halted-retried-mark-owner.json");
     script.failsOnce("cp-2", UpgradeStep.VERIFY, UpgradeFailures.VERIFY_TIMEOUT, NodePhase.ROLLED_BACK, Duration.ofMinutes(5));
     when(nodes.listBlockingBudgets(any()))
         .thenReturn(new BudgetReport(List.of(new BlockingBudget("apps", "web-pdb", 0, 3))));
@@ -501,7 +501,7 @@ class ControlPlaneUpgradeWorkflowTest {
     awaitProgress(env, run, Duration.ofMinutes(1), p -> p.phase() == RunPhase.HALTED);
     run.retryNode("cp-2");
     assertEquals(3, resultOf(run).upgraded());
-    HistoryFixtures.record(env, workflowId, null, "cp-upgrade-halted-retried-paused-local-marks.json");
+    HistoryFixtures.record(env, workflowId, null, "cp-upgrade-halted-retried-mark-owner.json");
   }
 
   /**
