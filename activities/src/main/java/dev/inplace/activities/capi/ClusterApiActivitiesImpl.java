@@ -115,20 +115,32 @@ public final class ClusterApiActivitiesImpl implements ClusterApiActivities {
                 UpgradeFailures.MACHINE_NOT_FOUND, "Machine " + machine + " not found");
           }
           boolean marked = ResourceFields.hasAnnotation(observed, SKIP_REMEDIATION_ANNOTATION);
-          if (marked == request.upgrading()) {
-            log.info(
-                "Machine {} already {} {}",
-                machine,
-                marked ? "has" : "lacks",
-                SKIP_REMEDIATION_ANNOTATION);
-            return new MachineMarkResult(false);
-          }
+          String owner = request.owner();
+          String value = marked ? ResourceFields.annotation(observed, SKIP_REMEDIATION_ANNOTATION) : null;
           ObjectNode patch = JSON.createObjectNode();
-          ObjectNode annotations = patch.putObject("metadata").putObject("annotations");
+          ObjectNode metadata = patch.putObject("metadata");
           if (request.upgrading()) {
-            annotations.put(SKIP_REMEDIATION_ANNOTATION, "");
+            if (marked) {
+              // Ours from an earlier attempt, or an operator's: either way it stays as it is.
+              log.info("Machine {} already has {} ({})", machine, SKIP_REMEDIATION_ANNOTATION, shownOwner(value));
+              return new MachineMarkResult(false);
+            }
+            metadata.putObject("annotations").put(SKIP_REMEDIATION_ANNOTATION, owner == null ? "" : owner);
           } else {
-            annotations.putNull(SKIP_REMEDIATION_ANNOTATION);
+            if (!marked) {
+              log.info("Machine {} already lacks {}", machine, SKIP_REMEDIATION_ANNOTATION);
+              return new MachineMarkResult(false);
+            }
+            if (owner != null && !owner.equals(value)) {
+              log.info("Machine {}: {} was set by someone else ({}); left in place", machine,
+                  SKIP_REMEDIATION_ANNOTATION, shownOwner(value));
+              return new MachineMarkResult(false);
+            }
+            if (owner != null) {
+              // Removed only as observed: if anyone changed the Machine since, the retry looks again.
+              metadata.put("resourceVersion", observed.getMetadata().getResourceVersion());
+            }
+            metadata.putObject("annotations").putNull(SKIP_REMEDIATION_ANNOTATION);
           }
           store.patch(CapiResources.MACHINE, observed, patch, UpgradeFailures.MACHINE_NOT_FOUND);
           log.info(
@@ -138,6 +150,10 @@ public final class ClusterApiActivitiesImpl implements ClusterApiActivities {
               SKIP_REMEDIATION_ANNOTATION);
           return new MachineMarkResult(true);
         });
+  }
+
+  private static String shownOwner(String value) {
+    return value == null || value.isEmpty() ? "no owner" : value;
   }
 
   @Override
@@ -176,6 +192,22 @@ public final class ClusterApiActivitiesImpl implements ClusterApiActivities {
         () ->
             new BookkeepingResult(
                 bookkeeping().pauseControlPlane(request.namespace(), request.controlPlane(), request.owner())));
+  }
+
+  @Override
+  public BookkeepingResult releaseControlPlane(ControlPlaneVersionRequest request) {
+    requireText("namespace", request.namespace());
+    requireText("owner", request.owner());
+    if (request.controlPlane() == null) {
+      throw invalid("controlPlane is required");
+    }
+    requireText("controlPlane.name", request.controlPlane().name());
+    return call(
+        "releaseControlPlane",
+        new String[] {"capiObject", request.namespace() + "/" + request.controlPlane().name()},
+        () ->
+            new BookkeepingResult(
+                bookkeeping().releaseControlPlane(request.namespace(), request.controlPlane(), request.owner())));
   }
 
   @Override

@@ -69,6 +69,21 @@ final class VersionBookkeeping {
     return List.of("pause " + cp + " (" + PAUSED_BY_ANNOTATION + "=" + owner + ")");
   }
 
+  /**
+   * Removes this owner's pause from the control-plane object and leaves everything else: a run that
+   * changed no node gives the object back as it found it. Someone else's pause stays.
+   */
+  List<String> releaseControlPlane(String namespace, ObjectRef ref, String owner) {
+    Target cp = new Target(CapiResources.controlPlane(ref), namespace, ref.name());
+    GenericKubernetesResource observed = existing(cp);
+    if (pauseOf(observed, owner) != Pause.OURS) {
+      return List.of();
+    }
+    patch(cp, observed, unpausePatch());
+    log.info("{}: unpaused (no node changed)", cp);
+    return List.of("unpause " + cp);
+  }
+
   /** Sets the control-plane object's {@code spec.version}; returns the patches done, in order. */
   List<String> recordControlPlane(String namespace, ObjectRef ref, String version, String owner) {
     Target cp = new Target(CapiResources.controlPlane(ref), namespace, ref.name());

@@ -140,6 +140,36 @@ class ClusterApiActivitiesImplTest {
   }
 
   @Test
+  void aMarkWithAnOwnerCarriesItAndOnlyThatOwnerRemovesIt() {
+    String run = "node-upgrade/capi-system/m1/v1.31.2+k3s1";
+
+    assertEquals(new MachineMarkResult(true),
+        activities.markMachineUpgrading(new MachineMarkRequest("capi-system", "m1", true, run)));
+    assertEquals(run, annotation(ClusterApiActivities.SKIP_REMEDIATION_ANNOTATION));
+
+    assertEquals(new MachineMarkResult(false),
+        activities.markMachineUpgrading(new MachineMarkRequest("capi-system", "m1", false, "another-run")));
+    assertEquals(run, annotation(ClusterApiActivities.SKIP_REMEDIATION_ANNOTATION), "another run's unmark left it");
+
+    assertEquals(new MachineMarkResult(true),
+        activities.markMachineUpgrading(new MachineMarkRequest("capi-system", "m1", false, run)));
+    assertNull(annotation(ClusterApiActivities.SKIP_REMEDIATION_ANNOTATION));
+  }
+
+  @Test
+  void anOperatorsMarkSurvivesARunThatMarksAndUnmarks() {
+    String run = "workers-upgrade/capi-system/c1/md-0/v1.31.2+k3s1";
+    activities.markMachineUpgrading(new MachineMarkRequest("capi-system", "m1", true, null)); // the operator's, no owner
+
+    assertEquals(new MachineMarkResult(false),
+        activities.markMachineUpgrading(new MachineMarkRequest("capi-system", "m1", true, run)));
+    assertEquals(new MachineMarkResult(false),
+        activities.markMachineUpgrading(new MachineMarkRequest("capi-system", "m1", false, run)));
+
+    assertEquals("", annotation(ClusterApiActivities.SKIP_REMEDIATION_ANNOTATION), "the operator's mark stays");
+  }
+
+  @Test
   void markMissingMachineFailsWithMachineNotFound() {
     ApplicationFailure failure =
         assertThrows(

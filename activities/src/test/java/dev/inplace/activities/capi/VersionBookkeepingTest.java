@@ -143,6 +143,38 @@ class VersionBookkeepingTest {
   }
 
   @Test
+  void releasingRemovesOnlyThisRunsPauseAndLeavesTheVersion() {
+    activities.pauseControlPlane(new ControlPlaneVersionRequest(NS, KCP, NEW, OWNER));
+    sent.take();
+
+    BookkeepingResult released = activities.releaseControlPlane(new ControlPlaneVersionRequest(NS, KCP, NEW, OWNER));
+
+    assertEquals(List.of("PATCH " + KCP_PATH + " " + UNPAUSE), sent.patches());
+    assertEquals(List.of("unpause KThreesControlPlane capi-system/c1-control-plane"), released.patches());
+    GenericKubernetesResource stored = get(CapiResources.KTHREES_CONTROL_PLANE, "c1-control-plane");
+    assertNotPaused(stored);
+    assertEquals(OLD, ResourceFields.string(stored, "spec", "version"), "the version is not recorded");
+
+    BookkeepingResult again = activities.releaseControlPlane(new ControlPlaneVersionRequest(NS, KCP, NEW, OWNER));
+    assertEquals(List.of(), again.patches(), "idempotent");
+    assertEquals(List.of(), sent.patches());
+  }
+
+  @Test
+  void releasingLeavesSomeoneElsesPause() {
+    CapiFixtures.annotate(client, CapiResources.KTHREES_CONTROL_PLANE, "c1-control-plane",
+        Map.of(PAUSED_ANNOTATION, "", PAUSED_BY_ANNOTATION, "clusterctl-move"));
+    sent.take();
+
+    BookkeepingResult released = activities.releaseControlPlane(new ControlPlaneVersionRequest(NS, KCP, NEW, OWNER));
+
+    assertEquals(List.of(), released.patches());
+    assertEquals(List.of(), sent.patches());
+    assertEquals("clusterctl-move",
+        ResourceFields.annotation(get(CapiResources.KTHREES_CONTROL_PLANE, "c1-control-plane"), PAUSED_BY_ANNOTATION));
+  }
+
+  @Test
   void controlPlaneSecondRunPatchesNothing() {
     recordControlPlane();
     sent.take();

@@ -62,6 +62,11 @@ final class BenchEstate {
       }
 
       @Override
+      public BookkeepingResult releaseControlPlane(ControlPlaneVersionRequest request) {
+        return new BookkeepingResult(List.of());
+      }
+
+      @Override
       public BookkeepingResult recordControlPlaneVersion(ControlPlaneVersionRequest request) {
         return new BookkeepingResult(List.of());
       }

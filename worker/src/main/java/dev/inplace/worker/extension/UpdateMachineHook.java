@@ -204,7 +204,9 @@ final class UpdateMachineHook {
     NodeUpgradeRequest upgrade = new NodeUpgradeRequest(node, distribution, target, release.artifacts(),
         distribution.defaultProfile(), ssh,
         new DrainOptions(settings.drainTimeoutSeconds(), true, false, PdbBlockedAction.FAIL, false),
-        settings.readyTimeoutSeconds(), 0, arch);
+        settings.readyTimeoutSeconds(), 0, arch)
+        // No parent run marks the Machine here: the NodeUpgrade run marks it skip-remediation itself.
+        .withMarkMachine(true);
     if (controlPlane && distribution.hasUpgradeCommand()) {
       // kubeadm: the first control plane to move runs `kubeadm upgrade apply`; KCP moves them one at a time.
       KubeVersion wanted = KubeVersion.parse(target);

@@ -147,6 +147,7 @@ class UpdateMachineContractTest {
     assertEquals("edge-1-known-hosts", started.ssh().knownHostsSecret());
     assertEquals("/usr/local/bin/k3s", started.artifacts().get(0).installPath());
     assertEquals(runId(), machineAnnotations().get(UpdateMachineHook.RUN_ANNOTATION));
+    assertTrue(started.markMachine(), "no parent marks the Machine on this path: the run marks it itself");
   }
 
   @Test

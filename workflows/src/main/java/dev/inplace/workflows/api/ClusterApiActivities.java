@@ -22,7 +22,12 @@ public interface ClusterApiActivities {
   @ActivityMethod
   ClusterInventory describeCluster(ClusterRef cluster);
 
-  /** Adds (or removes) {@link #SKIP_REMEDIATION_ANNOTATION} on a Machine; idempotent. */
+  /**
+   * Adds (or removes) {@link #SKIP_REMEDIATION_ANNOTATION} on a Machine; idempotent. With an {@code
+   * owner}, the mark's value is the owner, an existing mark of anyone else (an operator's) is left
+   * alone, and removing takes away only the owner's own mark. Without one (runs from before owners),
+   * the value is empty and removing removes any mark.
+   */
   @ActivityMethod
   MachineMarkResult markMachineUpgrading(MachineMarkRequest request);
 
@@ -33,6 +38,14 @@ public interface ClusterApiActivities {
    */
   @ActivityMethod
   BookkeepingResult pauseControlPlane(ControlPlaneVersionRequest request);
+
+  /**
+   * Removes the pause {@link #pauseControlPlane} set for {@code owner}, and nothing else: for a run
+   * that ends with no node changed (aborted, cancelled, or every node skipped). A pause held by
+   * someone else, or none, is left as it is. Idempotent. {@code version} is unused.
+   */
+  @ActivityMethod
+  BookkeepingResult releaseControlPlane(ControlPlaneVersionRequest request);
 
   /**
    * Sets the control-plane object's {@code spec.version}, under {@link #PAUSED_ANNOTATION} (set
@@ -50,7 +63,12 @@ public interface ClusterApiActivities {
   @ActivityMethod
   BookkeepingResult recordWorkerPoolVersion(PoolVersionRequest request);
 
-  record MachineMarkRequest(String namespace, String machineName, boolean upgrading) {}
+  /** @param owner the run that marks (its workflow ID); null for runs from before owners */
+  record MachineMarkRequest(String namespace, String machineName, boolean upgrading, String owner) {
+    public MachineMarkRequest(String namespace, String machineName, boolean upgrading) {
+      this(namespace, machineName, upgrading, null);
+    }
+  }
 
   record MachineMarkResult(boolean changed) {}
 

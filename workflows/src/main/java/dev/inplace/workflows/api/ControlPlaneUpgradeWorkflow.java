@@ -32,5 +32,15 @@ public interface ControlPlaneUpgradeWorkflow extends UpgradeControls {
       int failed,
       int skipped,
       boolean aborted,
-      List<NodeStatus> nodes) {}
+      List<NodeStatus> nodes,
+      boolean controlPlaneLeftPaused,
+      String message) {
+
+    /** A result without the end line (runs that ended before it was reported). */
+    public ControlPlaneUpgradeResult(
+        ClusterRef cluster, String targetVersion, String etcdSnapshot, int upgraded, int failed, int skipped,
+        boolean aborted, List<NodeStatus> nodes) {
+      this(cluster, targetVersion, etcdSnapshot, upgraded, failed, skipped, aborted, nodes, false, "");
+    }
+  }
 }

@@ -19,6 +19,9 @@ import java.util.List;
  * @param firstControlPlane set by ControlPlaneUpgrade on the control-plane node that upgrades the
  *     cluster's control plane for distributions with an upgrade command ({@code kubeadm upgrade
  *     apply}); false everywhere else, and in requests of runs started before the field existed
+ * @param markMachine the run marks its own Machine (skip-remediation) for its duration: set when no
+ *     parent run does it (the CAPI runtime extension starts NodeUpgrade directly); false in
+ *     children of a parent run, and in requests of runs started before the field existed
  */
 public record NodeUpgradeRequest(
     NodeTarget node,
@@ -31,7 +34,25 @@ public record NodeUpgradeRequest(
     long readyTimeoutSeconds,
     long minFreeBytes,
     String arch,
-    boolean firstControlPlane) {
+    boolean firstControlPlane,
+    boolean markMachine) {
+
+  /** A request whose Machine is marked by its parent run. */
+  public NodeUpgradeRequest(
+      NodeTarget node,
+      Distribution distribution,
+      String targetVersion,
+      List<Artifact> artifacts,
+      HostProfile profile,
+      SshSettings ssh,
+      DrainOptions drain,
+      long readyTimeoutSeconds,
+      long minFreeBytes,
+      String arch,
+      boolean firstControlPlane) {
+    this(node, distribution, targetVersion, artifacts, profile, ssh, drain, readyTimeoutSeconds, minFreeBytes, arch,
+        firstControlPlane, false);
+  }
 
   /** A request for any node but the first control plane. */
   public NodeUpgradeRequest(
@@ -79,7 +100,14 @@ public record NodeUpgradeRequest(
   public NodeUpgradeRequest withFirstControlPlane(boolean first) {
     return new NodeUpgradeRequest(
         node, distribution, targetVersion, artifacts, profile, ssh, drain, readyTimeoutSeconds, minFreeBytes, arch,
-        first);
+        first, markMachine);
+  }
+
+  /** This request, with the run marking its own Machine (or not). */
+  public NodeUpgradeRequest withMarkMachine(boolean mark) {
+    return new NodeUpgradeRequest(
+        node, distribution, targetVersion, artifacts, profile, ssh, drain, readyTimeoutSeconds, minFreeBytes, arch,
+        firstControlPlane, mark);
   }
 
   public String serviceName() {

@@ -56,13 +56,19 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
 
   /**
    * Change ID: runs from version 1 on pause the control-plane object for the whole run (added
-   * unversioned by commit 71c4fa5; older runs never pause it, and their end leaves it as it was).
+   * unversioned by commit 71c4fa5; older runs never pause it). From version 2 on, a run that ends
+   * with no node changed (aborted, cancelled, every node skipped) removes its pause again.
    */
   static final String PAUSE_CONTROL_PLANE_CHANGE = "control-plane-paused-for-run";
 
   private List<MachineInfo> controlPlanes = List.of();
-  /** Whether this run's version pauses the control-plane object (decided once, after the snapshot). */
-  private boolean pausesControlPlane;
+  /** This run's version of {@link #PAUSE_CONTROL_PLANE_CHANGE} (decided once, after the snapshot). */
+  private int pauseVersion = Workflow.DEFAULT_VERSION;
+  /** Whether this run paused the control-plane object (it had nodes to upgrade). */
+  private boolean paused;
+  /** Whether the run ends with the control-plane object left paused (mixed versions). */
+  private boolean leftPaused;
+  private ObjectRef controlPlaneObject;
   /** The kubelet version of each control-plane node as preflight saw it, by node name. */
   private final Map<String, String> observed = new LinkedHashMap<>();
 
@@ -78,12 +84,12 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
       ClusterInventory inventory =
           preflight("reading cluster " + request.cluster(), UpgradeFailures.PREFLIGHT_FAILED,
               () -> clusterApi.describeCluster(request.cluster()));
+      controlPlaneObject = inventory.controlPlane();
       Map<String, NodeUpgradeRequest> requests = checkControlPlanes(inventory);
       if (!book.aborting()) {
         snapshotEtcd(requests.get(controlPlanes.get(0).nodeName()));
-        pausesControlPlane =
-            Workflow.getVersion(PAUSE_CONTROL_PLANE_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
-        if (pausesControlPlane) {
+        pauseVersion = Workflow.getVersion(PAUSE_CONTROL_PLANE_CHANGE, Workflow.DEFAULT_VERSION, 2);
+        if (pauseVersion >= 1) {
           pauseControlPlane(inventory.controlPlane());
         }
       }
@@ -92,6 +98,14 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
       return result();
     } catch (CanceledFailure e) {
       waitForNodesAfterCancellation();
+      if (controlPlaneObject != null) {
+        Workflow.newDetachedCancellationScope(() -> {
+          String note = releaseOrKeepPause(controlPlaneObject);
+          if (!note.isEmpty()) {
+            setPhase(RunPhase.ABORTED, "cancelled; " + counts() + note);
+          }
+        }).run();
+      }
       throw e;
     }
   }
@@ -299,6 +313,7 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
     try {
       BookkeepingResult done = clusterApi.pauseControlPlane(
           new ControlPlaneVersionRequest(cluster().namespace(), controlPlane, target(), Workflow.getInfo().getWorkflowId()));
+      paused = true;
       log.info("{} {}: {}", controlPlane.kind(), controlPlane.name(),
           done == null || done.patches().isEmpty() ? "already paused" : String.join("; ", done.patches()));
     } catch (ActivityFailure e) {
@@ -311,21 +326,17 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
 
   private void recordVersion(ObjectRef controlPlane) {
     String object = controlPlane.kind() + " " + controlPlane.name();
-    // With mixed versions the control-plane object stays paused: unpaused, its controller would
-    // replace the upgraded Machines (their version differs from its spec.version).
-    String leftPaused = "; " + object + " stays paused (" + ClusterApiActivities.PAUSED_ANNOTATION
-        + ") until an operator sets its spec.version or rolls the nodes back";
     if (book.aborting()) {
-      end(RunPhase.ABORTED, "aborted: " + counts() + "; " + target() + " not recorded on " + object
-          + (pausesControlPlane && book.upgraded() > 0 ? leftPaused : ""));
+      String note = releaseOrKeepPause(controlPlane);
+      end(RunPhase.ABORTED, "aborted: " + counts() + "; " + target() + " not recorded on " + object + note);
       return;
     }
     if (!book.allUpgraded()) {
       List<String> skipped =
           book.statuses().stream().filter(s -> s.phase() == NodePhase.SKIPPED).map(NodeStatus::node).toList();
+      String note = releaseOrKeepPause(controlPlane);
       end(outcome(), counts() + "; " + target() + " not recorded on " + object + " because "
-          + ClusterPreflight.list(skipped) + " stayed on the old version (skipped)"
-          + (pausesControlPlane && book.upgraded() > 0 ? leftPaused : ""));
+          + ClusterPreflight.list(skipped) + " stayed on the old version (skipped)" + note);
       return;
     }
     book.finish();
@@ -345,6 +356,41 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
     }
   }
 
+  /**
+   * At the end of a run that did not record the version: with mixed versions (a node runs the
+   * target, or its state is unknown after a failed rollback) the control-plane object stays paused,
+   * since unpaused its controller would replace the upgraded Machines; with no node changed, the run
+   * removes its own pause (version 2 on). Returns what the end line says about it.
+   */
+  private String releaseOrKeepPause(ObjectRef controlPlane) {
+    if (!paused) {
+      return "";
+    }
+    String object = controlPlane.kind() + " " + controlPlane.name();
+    boolean mixed = book.upgraded() > 0
+        || book.statuses().stream().anyMatch(s -> s.phase() == NodePhase.ROLLBACK_FAILED);
+    if (mixed) {
+      leftPaused = true;
+      return "; " + object + " stays paused (" + ClusterApiActivities.PAUSED_ANNOTATION
+          + ") because its nodes run mixed versions: set its spec.version or roll the nodes back, then unpause it";
+    }
+    if (pauseVersion < 2) {
+      return "";
+    }
+    try {
+      clusterApi.releaseControlPlane(new ControlPlaneVersionRequest(
+          cluster().namespace(), controlPlane, target(), Workflow.getInfo().getWorkflowId()));
+      return "; no node changed, " + object + " unpaused";
+    } catch (ActivityFailure e) {
+      Failures.rethrowIfCancelled(e);
+      leftPaused = true;
+      String warning = "could not unpause " + object + ": " + Failures.describe(e)
+          + "; remove " + ClusterApiActivities.PAUSED_ANNOTATION + " from it";
+      warn(warning);
+      return "; " + warning;
+    }
+  }
+
   private ControlPlaneUpgradeResult result() {
     return new ControlPlaneUpgradeResult(
         cluster(),
@@ -354,6 +400,8 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
         book.failed(),
         book.skipped(),
         book.aborting(),
-        book.statuses());
+        book.statuses(),
+        leftPaused,
+        message());
   }
 }

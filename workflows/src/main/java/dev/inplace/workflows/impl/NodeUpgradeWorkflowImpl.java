@@ -1,6 +1,7 @@
 package dev.inplace.workflows.impl;
 
 import dev.inplace.workflows.api.ClusterApiActivities;
+import dev.inplace.workflows.api.ClusterApiActivities.MachineMarkRequest;
 import dev.inplace.workflows.api.ClusterApiActivities.MachineRecordRequest;
 import dev.inplace.workflows.api.ClusterApiActivities.MachineVersionRequest;
 import dev.inplace.workflows.api.HostActivities;
@@ -84,6 +85,13 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
    */
   static final String DISTRIBUTION_STEPS_CHANGE = "node-upgrade-distribution-steps";
 
+  /**
+   * Change ID: a run whose request asks it ({@code markMachine}, the runtime-extension path, where no
+   * parent marks the Machine) marks its Machine skip-remediation with its workflow ID as the value
+   * before anything else, and removes that mark (only its own) when it ends, whatever the outcome.
+   */
+  static final String OWN_MACHINE_MARK_CHANGE = "node-upgrade-own-machine-mark";
+
   private final List<StepRecord> steps = new ArrayList<>();
   private boolean upsertSearchAttributes;
   private boolean distributionSteps;
@@ -120,6 +128,47 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
     }
     distributionSteps =
         Workflow.getVersion(DISTRIBUTION_STEPS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+    if (request.markMachine()
+        && Workflow.getVersion(OWN_MACHINE_MARK_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1) {
+      return upgradeMarked(request);
+    }
+    return upgradeNode(request);
+  }
+
+  /**
+   * Marks the Machine (skip-remediation, owned by this run) around the whole upgrade, so a
+   * MachineHealthCheck does not replace the node while it is drained and restarted; the mark is
+   * removed after success, failure or cancellation alike, detached from the cancellation.
+   */
+  private NodeUpgradeResult upgradeMarked(NodeUpgradeRequest request) {
+    String owner = Workflow.getInfo().getWorkflowId();
+    String namespace = request.node().cluster().namespace();
+    try {
+      clusterApi.markMachineUpgrading(new MachineMarkRequest(namespace, machineName, true, owner));
+    } catch (ActivityFailure e) {
+      begin(UpgradeStep.PREFLIGHT);
+      String why = "could not mark Machine " + machineName + " (" + ClusterApiActivities.SKIP_REMEDIATION_ANNOTATION
+          + "): " + describe(e) + "; nothing was changed";
+      markFailed(UpgradeStep.PREFLIGHT, why);
+      throw fail(UpgradeStep.PREFLIGHT, typeOf(e), why, NodePhase.FAILED, null);
+    }
+    try {
+      return upgradeNode(request);
+    } finally {
+      try {
+        Workflow.newDetachedCancellationScope(
+                () -> clusterApi.markMachineUpgrading(new MachineMarkRequest(namespace, machineName, false, owner)))
+            .run();
+      } catch (ActivityFailure e) {
+        log.warn("could not remove {} from Machine {}: {}", ClusterApiActivities.SKIP_REMEDIATION_ANNOTATION,
+            machineName, describe(e));
+        message = message + "; warning: could not remove " + ClusterApiActivities.SKIP_REMEDIATION_ANNOTATION
+            + " from Machine " + machineName + ": " + describe(e);
+      }
+    }
+  }
+
+  private NodeUpgradeResult upgradeNode(NodeUpgradeRequest request) {
     setPhase(NodePhase.UPGRADING);
     String owner = Workflow.getInfo().getWorkflowId();
     HostAccess host = request.hostAccess();

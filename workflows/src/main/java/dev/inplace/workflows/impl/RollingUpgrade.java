@@ -78,6 +78,13 @@ abstract class RollingUpgrade {
    */
   static final String LOCAL_MACHINE_MARKS_CHANGE = "parent-local-machine-marks";
 
+  /**
+   * Change ID: runs from this version on write their workflow ID as the mark's value and remove only
+   * a mark with that value, so a mark an operator set before the run survives it. Older runs wrote
+   * an empty value and removed any mark.
+   */
+  static final String MACHINE_MARK_OWNER_CHANGE = "parent-machine-mark-owner";
+
   private final ClusterApiActivities localMachineMarks =
       Workflow.newLocalActivityStub(ClusterApiActivities.class, ActivityOptionsCatalog.machineMark());
   protected final ClusterApiActivities clusterApi =
@@ -100,6 +107,8 @@ abstract class RollingUpgrade {
   private final Set<String> unmarking = new LinkedHashSet<>();
   /** Marks Machines: a local activity, or the regular {@link #clusterApi} for older runs; set in begin. */
   private ClusterApiActivities machineMarks;
+  /** The value of this run's marks (its workflow ID), or null for runs from before owners; set in begin. */
+  private String markOwner;
   private final List<String> warnings = new ArrayList<>();
   private RuntimeException unexpected;
   private int startedThisRun;
@@ -183,6 +192,9 @@ abstract class RollingUpgrade {
         Workflow.getVersion(LOCAL_MACHINE_MARKS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1
             ? localMachineMarks
             : clusterApi;
+    markOwner = Workflow.getVersion(MACHINE_MARK_OWNER_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1
+        ? Workflow.getInfo().getWorkflowId()
+        : null;
     Workflow.upsertTypedSearchAttributes(
         SearchAttributes.CLUSTER.valueSet(cluster.toString()),
         SearchAttributes.KIND.valueSet(kind),
@@ -417,7 +429,7 @@ abstract class RollingUpgrade {
   private void upgradeMarked(MachineInfo machine, String childId) {
     String node = machine.nodeName();
     try {
-      machineMarks.markMachineUpgrading(new MachineMarkRequest(cluster.namespace(), machine.name(), true));
+      machineMarks.markMachineUpgrading(new MachineMarkRequest(cluster.namespace(), machine.name(), true, markOwner));
       book.note(node, "upgrading: NodeUpgrade " + childId);
       NodeUpgradeResult result = child(machine, childId).upgrade(requestFor(machine));
       book.upgraded(node, now(), result.alreadyAtTarget()
@@ -456,7 +468,7 @@ abstract class RollingUpgrade {
   private void unmark(MachineInfo machine) {
     try {
       Workflow.newDetachedCancellationScope(
-              () -> machineMarks.markMachineUpgrading(new MachineMarkRequest(cluster.namespace(), machine.name(), false)))
+              () -> machineMarks.markMachineUpgrading(new MachineMarkRequest(cluster.namespace(), machine.name(), false, markOwner)))
           .run();
     } catch (ActivityFailure e) {
       String warning = "could not remove " + ClusterApiActivities.SKIP_REMEDIATION_ANNOTATION + " from Machine "

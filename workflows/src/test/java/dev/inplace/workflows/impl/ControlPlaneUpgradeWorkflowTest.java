@@ -65,6 +65,7 @@ import dev.inplace.workflows.failure.UpgradeFailures;
 import dev.inplace.workflows.testing.ChildScript;
 import dev.inplace.workflows.testing.FakeNodeUpgrade;
 import dev.inplace.workflows.testing.Fixtures;
+import dev.inplace.workflows.testing.HistoryFixtures;
 import dev.inplace.workflows.testing.ParentFixtures;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.client.WorkflowClient;
@@ -171,10 +172,10 @@ class ControlPlaneUpgradeWorkflowTest {
     for (String node : List.of("cp-1", "cp-2", "cp-3")) {
       List<String> upgradedBefore = List.copyOf(done);
       order.verify(nodes).awaitControlPlaneHealthy(argThat(r -> expects(r, upgradedBefore)));
-      order.verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-" + node, true));
+      order.verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-" + node, true, workflowId));
       order.verify(children).started(node);
       order.verify(children).finished(node, true);
-      order.verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-" + node, false));
+      order.verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-" + node, false, workflowId));
       done.add(node);
     }
     order.verify(capi).recordControlPlaneVersion(
@@ -329,7 +330,7 @@ class ControlPlaneUpgradeWorkflowTest {
     assertEquals(RunPhase.HALTED, run.progress().phase());
     assertEquals(NodePhase.PENDING, node(run.progress(), "cp-3").phase());
     assertEquals(List.of("cp-1", "cp-2"), script.starts(), "nothing starts while halted");
-    verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-cp-2", false));
+    verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-cp-2", false, workflowId));
     verify(capi, never()).recordControlPlaneVersion(any());
 
     String answer = run.retryNode("cp-2");
@@ -378,7 +379,7 @@ class ControlPlaneUpgradeWorkflowTest {
     assertEquals(UpgradeFailures.CONTROL_PLANE_UNHEALTHY, gated.reason());
     assertEquals(UpgradeStep.PREFLIGHT, gated.step());
     assertTrue(gated.message().contains("cp-1 is not an etcd voter"), gated.message());
-    verify(capi, never()).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-cp-2", true));
+    verify(capi, never()).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-cp-2", true, workflowId));
 
     run.retryNode("cp-2");
 
@@ -400,7 +401,7 @@ class ControlPlaneUpgradeWorkflowTest {
     assertTrue(result.aborted());
     assertEquals(1, result.upgraded());
     assertEquals(List.of("cp-1"), script.starts());
-    verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-cp-1", false));
+    verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-cp-1", false, workflowId));
     verify(capi, never()).recordControlPlaneVersion(any());
     UpgradeProgress progress = run.progress();
     assertEquals(RunPhase.ABORTED, progress.phase());
@@ -476,7 +477,7 @@ class ControlPlaneUpgradeWorkflowTest {
         assertThrows(WorkflowFailedException.class, () -> stub.getResult(60, TimeUnit.SECONDS, ControlPlaneUpgradeResult.class));
     assertInstanceOf(CanceledFailure.class, e.getCause());
     verify(children).finished("cp-1", false);
-    verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-cp-1", false));
+    verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-cp-1", false, workflowId));
     assertEquals(List.of("cp-1"), script.starts());
     UpgradeProgress progress = run.progress();
     assertEquals(RunPhase.ABORTED, progress.phase());
@@ -491,6 +492,7 @@ class ControlPlaneUpgradeWorkflowTest {
   @Test
   @EnabledIfSystemProperty(named = "histories.update", matches = "true")
   void recordReplayHistories(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    HistoryFixtures.assumeNotRecorded("cp-upgrade-halted-retried-mark-owner.json");
     script.failsOnce("cp-2", UpgradeStep.VERIFY, UpgradeFailures.VERIFY_TIMEOUT, NodePhase.ROLLED_BACK, Duration.ofMinutes(5));
     when(nodes.listBlockingBudgets(any()))
         .thenReturn(new BudgetReport(List.of(new BlockingBudget("apps", "web-pdb", 0, 3))));
@@ -499,8 +501,96 @@ class ControlPlaneUpgradeWorkflowTest {
     awaitProgress(env, run, Duration.ofMinutes(1), p -> p.phase() == RunPhase.HALTED);
     run.retryNode("cp-2");
     assertEquals(3, resultOf(run).upgraded());
-    dev.inplace.workflows.testing.HistoryFixtures.record(
-        env, workflowId, null, "cp-upgrade-halted-retried-paused-local-marks.json");
+    HistoryFixtures.record(env, workflowId, null, "cp-upgrade-halted-retried-mark-owner.json");
+  }
+
+  /**
+   * Records the history of a run aborted before any node changed, which unpauses the control-plane
+   * object ({@code control-plane-paused-for-run} version 2), for {@link ParentUpgradeReplayTest}.
+   */
+  @Test
+  @EnabledIfSystemProperty(named = "histories.update", matches = "true")
+  void recordUnpauseHistory(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    HistoryFixtures.assumeNotRecorded("cp-upgrade-aborted-unpaused.json");
+    abortedBeforeAnyNodeChangedUnpausesTheControlPlane(env, worker);
+    HistoryFixtures.record(env, workflowId, null, "cp-upgrade-aborted-unpaused.json");
+  }
+
+  // ---- the control-plane object's pause at the end ---------------------------------------------
+
+  @Test
+  void abortedBeforeAnyNodeChangedUnpausesTheControlPlane(TestWorkflowEnvironment env, Worker worker) {
+    script.failsOnce("cp-1", UpgradeStep.VERIFY, UpgradeFailures.VERIFY_TIMEOUT, NodePhase.ROLLED_BACK, Duration.ofMinutes(5));
+    when(capi.releaseControlPlane(any())).thenReturn(new BookkeepingResult(List.of("unpause KThreesControlPlane edge-1-control-plane")));
+    ControlPlaneUpgradeWorkflow run = start(env, worker);
+    WorkflowClient.start(run::upgrade, request);
+    awaitProgress(env, run, Duration.ofMinutes(1), p -> p.phase() == RunPhase.HALTED);
+
+    run.abort();
+
+    ControlPlaneUpgradeResult result = resultOf(run);
+    assertTrue(result.aborted());
+    assertEquals(0, result.upgraded());
+    assertFalse(result.controlPlaneLeftPaused());
+    verify(capi).releaseControlPlane(argThat(r -> workflowId.equals(r.owner())
+        && ParentFixtures.CONTROL_PLANE.equals(r.controlPlane()) && "fleet".equals(r.namespace())));
+    verify(capi, never()).recordControlPlaneVersion(any());
+    assertTrue(result.message().contains("no node changed, KThreesControlPlane edge-1-control-plane unpaused"),
+        result.message());
+    assertEquals(result.message(), run.progress().message());
+  }
+
+  @Test
+  void everyNodeSkippedBeforeAnyChangedUnpausesTheControlPlane(TestWorkflowEnvironment env, Worker worker) {
+    for (String node : List.of("cp-1", "cp-2", "cp-3")) {
+      script.failsOnce(node, UpgradeStep.DRAIN, UpgradeFailures.DRAIN_BLOCKED, NodePhase.ROLLED_BACK, Duration.ofMinutes(1));
+    }
+    ControlPlaneUpgradeWorkflow run = start(env, worker);
+    WorkflowClient.start(run::upgrade, request);
+    for (String node : List.of("cp-1", "cp-2", "cp-3")) {
+      awaitProgress(env, run, Duration.ofMinutes(1),
+          p -> p.phase() == RunPhase.HALTED && node(p, node).phase() == NodePhase.ROLLED_BACK);
+      run.skipNode(node);
+    }
+
+    ControlPlaneUpgradeResult result = resultOf(run);
+    assertEquals(3, result.skipped());
+    assertFalse(result.controlPlaneLeftPaused());
+    verify(capi).releaseControlPlane(argThat(r -> workflowId.equals(r.owner())));
+    assertTrue(result.message().contains("unpaused"), result.message());
+  }
+
+  @Test
+  void cancelledBeforeAnyNodeChangedUnpausesTheControlPlane(TestWorkflowEnvironment env, Worker worker) {
+    ControlPlaneUpgradeWorkflow run = start(env, worker);
+    WorkflowClient.start(run::upgrade, request);
+    awaitProgress(env, run, Duration.ofSeconds(10), p -> p.inFlight() == 1);
+
+    WorkflowStub stub = WorkflowStub.fromTyped(run);
+    stub.cancel();
+
+    assertThrows(WorkflowFailedException.class, () -> stub.getResult(60, TimeUnit.SECONDS, ControlPlaneUpgradeResult.class));
+    verify(capi).releaseControlPlane(argThat(r -> workflowId.equals(r.owner())));
+    UpgradeProgress progress = run.progress();
+    assertEquals(RunPhase.ABORTED, progress.phase());
+    assertTrue(progress.message().contains("no node changed, KThreesControlPlane edge-1-control-plane unpaused"),
+        progress.message());
+  }
+
+  @Test
+  void abortedWithMixedVersionsKeepsTheControlPlanePausedAndSaysSo(TestWorkflowEnvironment env, Worker worker) {
+    ControlPlaneUpgradeWorkflow run = start(env, worker);
+    WorkflowClient.start(run::upgrade, request);
+    awaitProgress(env, run, Duration.ofSeconds(10), p -> p.inFlight() == 1);
+
+    run.abort();
+
+    ControlPlaneUpgradeResult result = resultOf(run);
+    assertEquals(1, result.upgraded());
+    assertTrue(result.controlPlaneLeftPaused());
+    verify(capi, never()).releaseControlPlane(any());
+    assertTrue(result.message().contains("stays paused (cluster.x-k8s.io/paused) because its nodes run mixed versions"),
+        result.message());
   }
 
   private static void refused(Executable update, String text) {

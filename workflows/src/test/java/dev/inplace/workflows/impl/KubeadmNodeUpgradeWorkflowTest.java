@@ -285,6 +285,7 @@ class KubeadmNodeUpgradeWorkflowTest {
   @Test
   @EnabledIfSystemProperty(named = "histories.update", matches = "true")
   void recordReplayHistories(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    dev.inplace.workflows.testing.HistoryFixtures.assumeNotRecorded("node-upgrade-kubeadm-first-control-plane.json", "node-upgrade-kubeadm-rolled-back.json");
     start(env, worker, id("cp-1")).upgrade(request("cp-1", NodeRole.CONTROL_PLANE, true));
     NodeUpgradeWorkflowTest.writeHistory(env, id("cp-1"), "node-upgrade-kubeadm-first-control-plane.json");
 

@@ -18,6 +18,8 @@ import static org.mockito.Mockito.when;
 import static org.mockito.Mockito.withSettings;
 
 import dev.inplace.workflows.api.ClusterApiActivities;
+import dev.inplace.workflows.api.ClusterApiActivities.MachineMarkRequest;
+import dev.inplace.workflows.api.ClusterApiActivities.MachineMarkResult;
 import dev.inplace.workflows.api.ClusterApiActivities.MachineRecordResult;
 import dev.inplace.workflows.api.HostActivities;
 import dev.inplace.workflows.api.HostActivities.BackupResult;
@@ -116,6 +118,50 @@ class NodeUpgradeWorkflowTest {
         .newWorkflowStub(
             NodeUpgradeWorkflow.class,
             WorkflowOptions.newBuilder().setWorkflowId(workflowId).setTaskQueue(worker.getTaskQueue()).build());
+  }
+
+  // ---- the runtime-extension path: the run marks its own Machine ------------------------------
+
+  @Test
+  void aRunAskedToMarkItsMachineMarksItFirstAndRemovesOnlyItsOwnMarkLast(TestWorkflowEnvironment env, Worker worker) {
+    when(capi.markMachineUpgrading(any())).thenReturn(new MachineMarkResult(true));
+
+    start(env, worker).upgrade(request.withMarkMachine(true));
+
+    InOrder order = inOrder(nodes, hosts, capi);
+    order.verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "worker-1-machine", true, workflowId));
+    order.verify(nodes).inspectNode(any());
+    order.verify(nodes).cordonNode(any());
+    order.verify(capi).recordMachineUpgrade(any());
+    order.verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "worker-1-machine", false, workflowId));
+  }
+
+  @Test
+  void aRolledBackRunStillRemovesItsMark(TestWorkflowEnvironment env, Worker worker) {
+    when(capi.markMachineUpgrading(any())).thenReturn(new MachineMarkResult(true));
+    failAt(UpgradeStep.VERIFY);
+
+    assertThrows(WorkflowFailedException.class, () -> start(env, worker).upgrade(request.withMarkMachine(true)));
+
+    InOrder order = inOrder(hosts, capi);
+    order.verify(hosts).restoreBinaries(any());
+    order.verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "worker-1-machine", false, workflowId));
+  }
+
+  @Test
+  void aChildOfAParentRunLeavesTheMarkToItsParent(TestWorkflowEnvironment env, Worker worker) {
+    start(env, worker).upgrade(request);
+
+    verify(capi, never()).markMachineUpgrading(any());
+  }
+
+  @Test
+  @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "histories.update", matches = "true")
+  void recordOwnMarkHistory(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    dev.inplace.workflows.testing.HistoryFixtures.assumeNotRecorded("node-upgrade-upgraded-own-machine-mark.json");
+    when(capi.markMachineUpgrading(any())).thenReturn(new MachineMarkResult(true));
+    start(env, worker).upgrade(request.withMarkMachine(true));
+    writeHistory(env, workflowId, "node-upgrade-upgraded-own-machine-mark.json");
   }
 
   @Test
@@ -377,6 +423,7 @@ class NodeUpgradeWorkflowTest {
   @Test
   @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "histories.update", matches = "true")
   void recordReplayHistories(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    dev.inplace.workflows.testing.HistoryFixtures.assumeNotRecorded("node-upgrade-upgraded-distribution-steps.json", "node-upgrade-rolled-back-distribution-steps.json");
     NodeUpgradeWorkflow workflow = start(env, worker);
     workflow.upgrade(request);
     writeHistory(env, workflowId, "node-upgrade-upgraded-distribution-steps.json");

@@ -164,8 +164,8 @@ class WorkersUpgradeWorkflowTest {
             && "fleet".equals(r.namespace())));
     for (int i = 1; i <= 7; i++) {
       String machine = "edge-1-" + POOL + "-" + i;
-      verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", machine, true));
-      verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", machine, false));
+      verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", machine, true, workflowId));
+      verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", machine, false, workflowId));
     }
   }
 
@@ -514,6 +514,8 @@ class WorkersUpgradeWorkflowTest {
   @Test
   @EnabledIfSystemProperty(named = "histories.update", matches = "true")
   void recordReplayHistories(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    HistoryFixtures.assumeNotRecorded(
+        "workers-upgrade-first-run-mark-owner.json", "workers-upgrade-last-run-mark-owner.json");
     pool(8);
     WorkersUpgradeWorkflow run = start(env, worker, 60);
     WorkflowExecution first = WorkflowClient.start(run::upgrade, request("1"));
@@ -521,8 +523,8 @@ class WorkersUpgradeWorkflowTest {
     run.setMaxUnavailable("2");
     WorkersUpgradeResult result = resultOf(run);
     assertTrue(result.runs() > 1, "runs: " + result.runs());
-    HistoryFixtures.record(env, workflowId, first.getRunId(), "workers-upgrade-first-run-local-marks.json");
-    HistoryFixtures.record(env, workflowId, null, "workers-upgrade-last-run-local-marks.json");
+    HistoryFixtures.record(env, workflowId, first.getRunId(), "workers-upgrade-first-run-mark-owner.json");
+    HistoryFixtures.record(env, workflowId, null, "workers-upgrade-last-run-mark-owner.json");
   }
 
   private static void refused(Executable update, String text) {
