@@ -14,8 +14,13 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.io.PrintStream;
 import java.nio.file.Files;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
@@ -28,6 +33,12 @@ public final class WorkerMain {
   private WorkerMain() {}
 
   public static void main(String[] args) throws InterruptedException {
+    // Before anything else: --help, and no silent in-memory Temporal for a misconfigured worker.
+    OptionalInt exit = preflight(Arrays.asList(args), System.getenv(), System.out, System.err);
+    if (exit.isPresent()) {
+      System.exit(exit.getAsInt());
+      return;
+    }
     WorkerConfig config;
     Optional<WatcherOptions> watcherOptions;
     Optional<ExtensionOptions> extensionOptions;
@@ -98,6 +109,31 @@ public final class WorkerMain {
                   stopped.countDown();
                 }));
     stopped.await();
+  }
+
+  /**
+   * What the process must settle before it configures anything: {@code --help} prints the usage
+   * (exit 0); an argument is a usage error (exit 2); no {@code TEMPORAL_ADDRESS} is refused (exit 2)
+   * because the embedded test server would keep every run in memory and lose it on restart (it is for
+   * the sandbox's demo and benchmark, which do not start here). Empty means: go on.
+   */
+  static OptionalInt preflight(List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
+    if (args.contains("--help") || args.contains("-h")) {
+      out.print(WorkerEnvironment.usage());
+      return OptionalInt.of(0);
+    }
+    if (!args.isEmpty()) {
+      err.println("inplace worker: takes no arguments, got " + args + " (configure it through the environment)");
+      err.print(WorkerEnvironment.usage());
+      return OptionalInt.of(2);
+    }
+    String address = env.get(WorkerConfig.TEMPORAL_ADDRESS);
+    if (address == null || address.isBlank()) {
+      err.println("inplace worker: " + WorkerConfig.TEMPORAL_ADDRESS + " is not set; set it to host:port of the"
+          + " Temporal frontend (the worker never starts an in-memory Temporal server)");
+      return OptionalInt.of(2);
+    }
+    return OptionalInt.empty();
   }
 
   private static KubernetesClient managementClient(WorkerConfig config) {

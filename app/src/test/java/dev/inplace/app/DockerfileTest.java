@@ -1,0 +1,58 @@
+package dev.inplace.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** What the image promises, read from deploy/image/Dockerfile itself. */
+class DockerfileTest {
+  private final Dockerfile dockerfile = Dockerfile.read(Dockerfile.path());
+
+  @Test
+  void theImageRunsAsANumericNonRootUser() {
+    String user = dockerfile.last("USER");
+    assertTrue(user.matches("\\d+(:\\d+)?"), "USER must be numeric (runAsNonRoot checks it), got " + user);
+    for (String id : user.split(":")) {
+      assertTrue(Integer.parseInt(id) > 0, "USER must not be root: " + user);
+    }
+  }
+
+  @Test
+  void theBaseIsAJava17OrNewerJre() {
+    Matcher m = Pattern.compile("eclipse-temurin:(\\d+)-jre.*").matcher(dockerfile.last("FROM"));
+    assertTrue(m.matches(), "expected an eclipse-temurin JRE base, got " + dockerfile.last("FROM"));
+    assertTrue(Integer.parseInt(m.group(1)) >= 17, "Java 17+ needed, got " + m.group(1));
+  }
+
+  @Test
+  void theEntrypointRunsTheWorkerFromTheCopiedJarWithItsLibBeside() {
+    List<String> entrypoint = dockerfile.entrypoint();
+    int jar = entrypoint.indexOf("-jar");
+    assertTrue(jar >= 0, "the entrypoint runs java -jar: " + entrypoint);
+    String jarPath = entrypoint.get(jar + 1);
+    assertEquals("worker", entrypoint.get(entrypoint.size() - 1), "the entrypoint runs `worker`: " + entrypoint);
+    String dir = jarPath.substring(0, jarPath.lastIndexOf('/') + 1);
+    List<String> copies = dockerfile.all("COPY");
+    assertTrue(copies.contains("app/target/inplace.jar " + jarPath), "the jar is copied to " + jarPath + ": " + copies);
+    assertTrue(copies.contains("app/target/lib/ " + dir + "lib/"), "lib/ is copied beside the jar: " + copies);
+  }
+
+  @Test
+  void theArtifactCacheIsTheOnlyWritableDirectoryTheImagePrepares() {
+    String cache = dockerfile.env().get("INPLACE_ARTIFACT_CACHE");
+    assertTrue(cache != null && cache.startsWith("/"), "INPLACE_ARTIFACT_CACHE is set to an absolute path");
+    assertEquals(
+        List.of("mkdir -p " + cache + " && chown " + dockerfile.last("USER") + " " + cache), dockerfile.all("RUN"));
+  }
+
+  @Test
+  void theParserJoinsContinuationsAndSkipsComments() {
+    Dockerfile parsed = Dockerfile.parse("# c\nFROM x\nRUN a \\\n  && b\n\nENTRYPOINT [\"java\", \"-jar\"]\n");
+    assertEquals(List.of("a  && b"), parsed.all("RUN"));
+    assertEquals(List.of("java", "-jar"), parsed.entrypoint());
+  }
+}

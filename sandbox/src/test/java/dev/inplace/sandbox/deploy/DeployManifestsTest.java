@@ -1,0 +1,317 @@
+package dev.inplace.sandbox.deploy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.inplace.worker.WorkerEnvironment;
+import dev.inplace.worker.WorkerConfig;
+import dev.inplace.worker.extension.ExtensionOptions;
+import dev.inplace.worker.watch.WatcherOptions;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.EnvFromSource;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.Subject;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.FieldSource;
+
+/**
+ * Renders every overlay of deploy/ with kubectl and checks it against the code: every env var is a
+ * key the worker reads (WorkerEnvironment.KEYS), Services select the pods and reach named ports,
+ * probes point at the worker's HTTP endpoints, and the pod is locked down as docs/install.md says.
+ */
+class DeployManifestsTest {
+  static final List<String> OVERLAYS = Kustomize.OVERLAYS;
+
+  /**
+   * The worker's HTTP server (metrics and health): env INPLACE_HTTP_PORT, default 8080, container
+   * port named http; liveness /healthz, readiness /readyz (issue 9's agreed names).
+   */
+  static final String HTTP_PORT_NAME = "http";
+  static final String HTTP_PORT_KEY = "INPLACE_HTTP_PORT";
+  static final int HTTP_DEFAULT_PORT = 8080;
+  static final String LIVENESS_PATH = "/healthz";
+  static final String READINESS_PATH = "/readyz";
+
+  static final String NAMESPACE = "inplace-system";
+  static final String WORKER = "inplace-worker";
+
+  private static Container worker(Deployment d) {
+    List<Container> containers = d.getSpec().getTemplate().getSpec().getContainers();
+    assertEquals(1, containers.size(), "one container");
+    return containers.get(0);
+  }
+
+  private static Deployment deployment(List<HasMetadata> objects) {
+    Deployment d = Kustomize.one(objects, Deployment.class, WORKER);
+    assertEquals(NAMESPACE, d.getMetadata().getNamespace());
+    return d;
+  }
+
+  @ParameterizedTest
+  @FieldSource("OVERLAYS")
+  void everyEnvVarOfTheWorkerIsAKeyTheWorkerReads(String overlay) {
+    List<HasMetadata> objects = Kustomize.render(overlay);
+    Container c = worker(deployment(objects));
+    for (EnvVar env : c.getEnv()) {
+      assertTrue(WorkerEnvironment.KEYS.contains(env.getName()),
+          overlay + ": env " + env.getName() + " is not a key the worker reads " + WorkerEnvironment.KEYS);
+    }
+    for (EnvFromSource from : c.getEnvFrom()) {
+      assertTrue(from.getSecretRef() == null, overlay + ": no envFrom a Secret (its keys could be anything)");
+      ConfigMap cm = Kustomize.one(objects, ConfigMap.class, from.getConfigMapRef().getName());
+      assertEquals(NAMESPACE, cm.getMetadata().getNamespace());
+      for (String key : cm.getData().keySet()) {
+        assertTrue(WorkerEnvironment.KEYS.contains(key),
+            overlay + ": ConfigMap " + cm.getMetadata().getName() + " key " + key + " is not a key the worker reads");
+      }
+      assertTrue(cm.getData().containsKey(WorkerConfig.TEMPORAL_ADDRESS), "the Temporal address is configured");
+    }
+    // The Temporal API key comes from the user's Secret, optional (mTLS needs none).
+    EnvVar apiKey = c.getEnv().stream().filter(e -> e.getName().equals(WorkerConfig.TEMPORAL_API_KEY)).findFirst().orElseThrow();
+    assertEquals("inplace-temporal", apiKey.getValueFrom().getSecretKeyRef().getName());
+    assertTrue(apiKey.getValueFrom().getSecretKeyRef().getOptional());
+    // Leader election needs the pod's own name and namespace.
+    assertEquals("metadata.name", env(c, WatcherOptions.POD_NAME).getValueFrom().getFieldRef().getFieldPath());
+    assertEquals("metadata.namespace", env(c, WatcherOptions.POD_NAMESPACE).getValueFrom().getFieldRef().getFieldPath());
+  }
+
+  @ParameterizedTest
+  @FieldSource("OVERLAYS")
+  void servicesSelectTheWorkerPodsAndReachTheirNamedPorts(String overlay) {
+    List<HasMetadata> objects = Kustomize.render(overlay);
+    Deployment d = deployment(objects);
+    Map<String, String> podLabels = d.getSpec().getTemplate().getMetadata().getLabels();
+    assertTrue(podLabels.entrySet().containsAll(d.getSpec().getSelector().getMatchLabels().entrySet()),
+        "the Deployment's selector matches its pods");
+    List<Service> services = Kustomize.all(objects, Service.class);
+    assertFalse(services.isEmpty());
+    for (Service s : services) {
+      assertTrue(podLabels.entrySet().containsAll(s.getSpec().getSelector().entrySet()),
+          overlay + ": Service " + s.getMetadata().getName() + " selects " + s.getSpec().getSelector() + ", pods have " + podLabels);
+      for (ServicePort port : s.getSpec().getPorts()) {
+        ContainerPort target = containerPort(worker(d), port.getTargetPort().getStrVal())
+            .orElseThrow(() -> new AssertionError(overlay + ": Service " + s.getMetadata().getName()
+                + " targets port '" + port.getTargetPort() + "', which the worker container does not name"));
+        assertEquals(port.getProtocol(), target.getProtocol());
+      }
+    }
+    Service metrics = Kustomize.one(objects, Service.class, "inplace-worker-metrics");
+    assertEquals(HTTP_PORT_NAME, metrics.getSpec().getPorts().get(0).getTargetPort().getStrVal());
+  }
+
+  @ParameterizedTest
+  @FieldSource("OVERLAYS")
+  void probesPointAtTheWorkersHealthEndpointsOnItsHttpPort(String overlay) {
+    Container c = worker(deployment(Kustomize.render(overlay)));
+    int served = Optional.ofNullable(c.getEnv().stream().filter(e -> e.getName().equals(HTTP_PORT_KEY)).findFirst().orElse(null))
+        .map(e -> Integer.parseInt(e.getValue())).orElse(HTTP_DEFAULT_PORT);
+    ContainerPort http = containerPort(c, HTTP_PORT_NAME).orElseThrow(() -> new AssertionError("no port named http"));
+    assertEquals(served, http.getContainerPort(), "the port named http is the one the worker serves");
+    assertProbe(c.getLivenessProbe(), LIVENESS_PATH);
+    assertProbe(c.getStartupProbe(), LIVENESS_PATH);
+    assertProbe(c.getReadinessProbe(), READINESS_PATH);
+  }
+
+  private static void assertProbe(Probe probe, String path) {
+    assertNotNull(probe);
+    assertEquals(path, probe.getHttpGet().getPath());
+    assertEquals(HTTP_PORT_NAME, probe.getHttpGet().getPort().getStrVal());
+  }
+
+  @ParameterizedTest
+  @FieldSource("OVERLAYS")
+  void thePodRunsLockedDownWithAShortLivedTokenAndWritesOnlyTmpAndTheCache(String overlay) {
+    List<HasMetadata> objects = Kustomize.render(overlay);
+    Deployment d = deployment(objects);
+    assertEquals(2, d.getSpec().getReplicas());
+    PodSpec pod = d.getSpec().getTemplate().getSpec();
+    Container c = worker(d);
+    assertTrue(pod.getSecurityContext().getRunAsNonRoot());
+    assertTrue(pod.getSecurityContext().getRunAsUser() > 0);
+    assertEquals("RuntimeDefault", pod.getSecurityContext().getSeccompProfile().getType());
+    assertTrue(c.getSecurityContext().getReadOnlyRootFilesystem());
+    assertFalse(c.getSecurityContext().getAllowPrivilegeEscalation());
+    assertEquals(List.of("ALL"), c.getSecurityContext().getCapabilities().getDrop());
+    for (String kind : List.of("cpu", "memory")) {
+      assertNotNull(c.getResources().getRequests().get(kind), "request " + kind);
+      assertNotNull(c.getResources().getLimits().get(kind), "limit " + kind);
+    }
+    // The Namespace enforces the restricted Pod Security Standard the pod meets.
+    assertEquals("restricted",
+        Kustomize.one(objects, Namespace.class, NAMESPACE).getMetadata().getLabels().get("pod-security.kubernetes.io/enforce"));
+
+    // No legacy token: a projected, expiring one at the path clients look in.
+    assertFalse(pod.getAutomountServiceAccountToken());
+    Volume token = volumeAt(pod, c, "/var/run/secrets/kubernetes.io/serviceaccount");
+    var projected = token.getProjected().getSources().stream()
+        .filter(s -> s.getServiceAccountToken() != null).findFirst().orElseThrow().getServiceAccountToken();
+    assertEquals("token", projected.getPath());
+    assertTrue(projected.getExpirationSeconds() <= 3600, "a short-lived token");
+    assertEquals(WORKER, pod.getServiceAccountName());
+    Kustomize.one(objects, ServiceAccount.class, WORKER);
+
+    // Writable: /tmp and the artifact cache, both emptyDirs; every other mount is read-only.
+    String cache = env(c, WorkerConfig.ARTIFACT_CACHE).getValue();
+    Set<String> writable = Set.of("/tmp", cache);
+    for (VolumeMount m : c.getVolumeMounts()) {
+      Volume v = volumeAt(pod, c, m.getMountPath());
+      if (writable.contains(m.getMountPath())) {
+        assertNotNull(v.getEmptyDir(), m.getMountPath() + " is an emptyDir");
+        assertNotNull(v.getEmptyDir().getSizeLimit(), m.getMountPath() + " has a size limit");
+      } else {
+        assertTrue(Boolean.TRUE.equals(m.getReadOnly()), overlay + ": " + m.getMountPath() + " must be read-only");
+      }
+    }
+    assertEquals(writable, Set.copyOf(c.getVolumeMounts().stream().filter(m -> !Boolean.TRUE.equals(m.getReadOnly()))
+        .map(VolumeMount::getMountPath).toList()));
+
+    // The Temporal Secret is the user's: mounted optional, so an API-key-only setup starts.
+    Volume temporal = pod.getVolumes().stream().filter(v -> v.getSecret() != null
+        && "inplace-temporal".equals(v.getSecret().getSecretName())).findFirst().orElseThrow();
+    assertTrue(temporal.getSecret().getOptional());
+  }
+
+  @ParameterizedTest
+  @FieldSource("OVERLAYS")
+  void rbacBindsExistingRolesToTheWorkersServiceAccountAndNeverListsSecrets(String overlay) {
+    List<HasMetadata> objects = Kustomize.render(overlay);
+    for (ClusterRoleBinding b : Kustomize.all(objects, ClusterRoleBinding.class)) {
+      Kustomize.one(objects, ClusterRole.class, b.getRoleRef().getName());
+      assertWorkerSubject(b.getSubjects());
+    }
+    for (RoleBinding b : Kustomize.all(objects, RoleBinding.class)) {
+      Role role = Kustomize.one(objects, Role.class, b.getRoleRef().getName());
+      assertEquals(b.getMetadata().getNamespace(), role.getMetadata().getNamespace());
+      assertWorkerSubject(b.getSubjects());
+    }
+    Stream<PolicyRule> rules = Stream.concat(
+        Kustomize.all(objects, ClusterRole.class).stream().flatMap(r -> r.getRules().stream()),
+        Kustomize.all(objects, Role.class).stream().flatMap(r -> r.getRules().stream()));
+    rules.forEach(rule -> {
+      boolean coreOrAny = rule.getApiGroups().contains("") || rule.getApiGroups().contains("*");
+      boolean secrets = rule.getResources().contains("secrets") || rule.getResources().contains("*");
+      if (coreOrAny && secrets) {
+        assertFalse(rule.getVerbs().stream().anyMatch(v -> Set.of("list", "watch", "*").contains(v)),
+            overlay + ": no list or watch on Secrets: " + rule);
+      }
+      assertFalse(rule.getVerbs().contains("*"), overlay + ": no wildcard verbs: " + rule);
+    });
+    assertEquals(2, Kustomize.all(objects, CustomResourceDefinition.class).size(), "both CRDs are installed");
+  }
+
+  private static void assertWorkerSubject(List<Subject> subjects) {
+    assertEquals(1, subjects.size());
+    assertEquals("ServiceAccount", subjects.get(0).getKind());
+    assertEquals(WORKER, subjects.get(0).getName());
+    assertEquals(NAMESPACE, subjects.get(0).getNamespace());
+  }
+
+  @org.junit.jupiter.api.Test
+  void theExtensionOverlayServesTheHooksWithCertManagersCertificate() {
+    List<HasMetadata> objects = Kustomize.render("extension");
+    Deployment d = deployment(objects);
+    Container c = worker(d);
+    PodSpec pod = d.getSpec().getTemplate().getSpec();
+    assertEquals("true", env(c, ExtensionOptions.EXTENSION).getValue());
+    int port = Integer.parseInt(env(c, ExtensionOptions.PORT).getValue());
+
+    GenericKubernetesResource certificate = generic(objects, "Certificate", "inplace-extension");
+    String secretName = (String) spec(certificate).get("secretName");
+    for (String key : List.of(ExtensionOptions.TLS_CERT, ExtensionOptions.TLS_KEY)) {
+      Path file = Path.of(env(c, key).getValue());
+      Volume v = volumeAt(pod, c, file.getParent().toString());
+      assertEquals(secretName, v.getSecret().getSecretName(), key + " is a file of the Certificate's Secret");
+      assertTrue(Set.of("tls.crt", "tls.key").contains(file.getFileName().toString()));
+    }
+
+    Service service = Kustomize.one(objects, Service.class, "inplace-extension");
+    ServicePort https = service.getSpec().getPorts().get(0);
+    assertEquals(port, containerPort(c, https.getTargetPort().getStrVal()).orElseThrow().getContainerPort(),
+        "the Service reaches INPLACE_EXTENSION_PORT");
+
+    GenericKubernetesResource config = generic(objects, "ExtensionConfig", "inplace");
+    @SuppressWarnings("unchecked")
+    Map<String, Object> target = (Map<String, Object>) ((Map<String, Object>) spec(config).get("clientConfig")).get("service");
+    assertEquals(service.getMetadata().getName(), target.get("name"));
+    assertEquals(service.getMetadata().getNamespace(), target.get("namespace"));
+    assertEquals(https.getPort(), ((Number) target.get("port")).intValue());
+    assertEquals(NAMESPACE + "/" + secretName,
+        config.getMetadata().getAnnotations().get("runtime.cluster.x-k8s.io/inject-ca-from-secret"));
+    @SuppressWarnings("unchecked")
+    List<String> dnsNames = (List<String>) spec(certificate).get("dnsNames");
+    assertTrue(dnsNames.contains(service.getMetadata().getName() + "." + NAMESPACE + ".svc"), "the certificate names the Service");
+  }
+
+  @org.junit.jupiter.api.Test
+  void theNamespacedOverlayReadsSecretsAndConfigMapsOnlyInTheWatchedNamespace() {
+    List<HasMetadata> objects = Kustomize.render("namespaced");
+    String watched = env(worker(deployment(objects)), WatcherOptions.WATCH_NAMESPACE).getValue();
+    assertNotNull(watched);
+    for (ClusterRole role : Kustomize.all(objects, ClusterRole.class)) {
+      for (PolicyRule rule : role.getRules()) {
+        assertFalse(rule.getApiGroups().contains("") && (rule.getResources().contains("secrets") || rule.getResources().contains("configmaps")),
+            "ClusterRole " + role.getMetadata().getName() + " still reads Secrets or ConfigMaps cluster-wide: " + rule);
+      }
+    }
+    Role config = Kustomize.one(objects, Role.class, "inplace-worker-config");
+    assertEquals(watched, config.getMetadata().getNamespace());
+    RoleBinding binding = Kustomize.one(objects, RoleBinding.class, "inplace-worker-config");
+    assertEquals(watched, binding.getMetadata().getNamespace());
+  }
+
+  private static EnvVar env(Container c, String name) {
+    return c.getEnv().stream().filter(e -> e.getName().equals(name)).findFirst()
+        .orElseThrow(() -> new AssertionError("the worker has no env " + name));
+  }
+
+  private static Optional<ContainerPort> containerPort(Container c, String name) {
+    return c.getPorts().stream().filter(p -> name.equals(p.getName())).findFirst();
+  }
+
+  /** The volume mounted at exactly this path. */
+  private static Volume volumeAt(PodSpec pod, Container c, String path) {
+    VolumeMount mount = c.getVolumeMounts().stream().filter(m -> m.getMountPath().equals(path)).findFirst()
+        .orElseThrow(() -> new AssertionError("nothing is mounted at " + path));
+    return pod.getVolumes().stream().filter(v -> v.getName().equals(mount.getName())).findFirst()
+        .orElseThrow(() -> new AssertionError("mount " + mount.getName() + " has no volume"));
+  }
+
+  private static GenericKubernetesResource generic(List<HasMetadata> objects, String kind, String name) {
+    return Kustomize.all(objects, GenericKubernetesResource.class).stream()
+        .filter(r -> kind.equals(r.getKind()) && name.equals(r.getMetadata().getName())).findFirst()
+        .orElseThrow(() -> new AssertionError("no " + kind + " " + name));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> spec(GenericKubernetesResource r) {
+    return new HashMap<>((Map<String, Object>) r.getAdditionalProperties().get("spec"));
+  }
+}
