@@ -15,6 +15,8 @@ import java.util.Map;
 public final class WorkerEnvironment {
   /** Read by logback (worker/src/main/resources/logback.xml), not by a config class. */
   public static final String LOG_LEVEL = "INPLACE_LOG_LEVEL";
+  /** Read by logback too: {@code text} (default) or {@code json} (docs/observability.md). */
+  public static final String LOG_FORMAT = "INPLACE_LOG_FORMAT";
 
   /** The keys by what reads them, in the order the usage prints them. */
   public static final Map<String, List<String>> GROUPS = groups();
@@ -30,7 +32,7 @@ public final class WorkerEnvironment {
     groups.put("Temporal, task queue, artifacts, management cluster", WorkerConfig.KEYS);
     groups.put("custom resource watcher and leader election", WatcherOptions.KEYS);
     groups.put("CAPI runtime extension", ExtensionOptions.KEYS);
-    groups.put("logging", List.of(LOG_LEVEL));
+    groups.put("logging", List.of(LOG_LEVEL, LOG_FORMAT));
     return java.util.Collections.unmodifiableMap(groups);
   }
 
@@ -42,7 +44,7 @@ public final class WorkerEnvironment {
     lines.add("  watches ControlPlaneUpgrade and WorkersUpgrade resources (one active watcher per Lease)");
     lines.add("  and, when enabled, serves the CAPI runtime extension. Runs until terminated.");
     lines.add("  Configured only through the environment (docs/configuration.md); "
-        + WorkerConfig.TEMPORAL_ADDRESS + " is required.");
+        + dev.inplace.client.TemporalSettings.ADDRESS + " (or a profile file giving an address) is required.");
     lines.add("");
     lines.add("environment:");
     GROUPS.forEach(

@@ -113,9 +113,9 @@ public final class WorkerMain {
 
   /**
    * What the process must settle before it configures anything: {@code --help} prints the usage
-   * (exit 0); an argument is a usage error (exit 2); no {@code TEMPORAL_ADDRESS} is refused (exit 2)
-   * because the embedded test server would keep every run in memory and lose it on restart (it is for
-   * the sandbox's demo and benchmark, which do not start here). Empty means: go on.
+   * (exit 0); an argument is a usage error (exit 2). Empty means: go on. A missing Temporal address is
+   * refused next, by {@link WorkerConfig} (exit 2 naming TEMPORAL_ADDRESS), because it can also come
+   * from the temporal CLI's profile file; the worker never starts an in-memory server.
    */
   static OptionalInt preflight(List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
     if (args.contains("--help") || args.contains("-h")) {
@@ -125,12 +125,6 @@ public final class WorkerMain {
     if (!args.isEmpty()) {
       err.println("inplace worker: takes no arguments, got " + args + " (configure it through the environment)");
       err.print(WorkerEnvironment.usage());
-      return OptionalInt.of(2);
-    }
-    String address = env.get(WorkerConfig.TEMPORAL_ADDRESS);
-    if (address == null || address.isBlank()) {
-      err.println("inplace worker: " + WorkerConfig.TEMPORAL_ADDRESS + " is not set; set it to host:port of the"
-          + " Temporal frontend (the worker never starts an in-memory Temporal server)");
       return OptionalInt.of(2);
     }
     return OptionalInt.empty();

@@ -1,6 +1,7 @@
 package dev.inplace.worker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.inplace.worker.extension.ExtensionOptions;
@@ -23,20 +24,12 @@ class WorkerMainTest {
   }
 
   @Test
-  void withoutTemporalAddressTheWorkerRefusesToStartWithExitTwoNamingTheVariable() {
-    assertEquals(OptionalInt.of(2), preflight(List.of(), Map.of()));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("TEMPORAL_ADDRESS"), err.toString(StandardCharsets.UTF_8));
-  }
-
-  @Test
-  void aBlankTemporalAddressIsRefusedToo() {
-    assertEquals(OptionalInt.of(2), preflight(List.of(), Map.of("TEMPORAL_ADDRESS", "  ")));
-  }
-
-  @Test
-  void withAnAddressTheWorkerGoesOn() {
-    assertEquals(OptionalInt.empty(), preflight(List.of(), Map.of("TEMPORAL_ADDRESS", "temporal:7233")));
-    assertEquals("", err.toString(StandardCharsets.UTF_8));
+  void withoutTemporalAddressTheWorkerRefusesToStartNamingTheVariable() {
+    assertEquals(OptionalInt.empty(), preflight(List.of(), Map.of()));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> WorkerConfig.fromEnvironment(
+            Map.of("TEMPORAL_CONFIG_FILE", "/nonexistent/temporal.toml"), warning -> {}));
+    assertTrue(e.getMessage().contains("TEMPORAL_ADDRESS"), e.getMessage());
   }
 
   @Test
@@ -61,8 +54,9 @@ class WorkerMainTest {
     assertTrue(WorkerEnvironment.KEYS.containsAll(WatcherOptions.KEYS));
     assertTrue(WorkerEnvironment.KEYS.containsAll(ExtensionOptions.KEYS));
     assertTrue(WorkerEnvironment.KEYS.contains("INPLACE_LOG_LEVEL"));
+    assertTrue(WorkerEnvironment.KEYS.contains("INPLACE_LOG_FORMAT"));
     assertEquals(
-        WorkerConfig.KEYS.size() + WatcherOptions.KEYS.size() + ExtensionOptions.KEYS.size() + 1,
+        WorkerConfig.KEYS.size() + WatcherOptions.KEYS.size() + ExtensionOptions.KEYS.size() + 2,
         WorkerEnvironment.KEYS.size());
   }
 }

@@ -92,10 +92,10 @@ class DeployManifestsTest {
         assertTrue(WorkerEnvironment.KEYS.contains(key),
             overlay + ": ConfigMap " + cm.getMetadata().getName() + " key " + key + " is not a key the worker reads");
       }
-      assertTrue(cm.getData().containsKey(WorkerConfig.TEMPORAL_ADDRESS), "the Temporal address is configured");
+      assertTrue(cm.getData().containsKey(dev.inplace.client.TemporalSettings.ADDRESS), "the Temporal address is configured");
     }
     // The Temporal API key comes from the user's Secret, optional (mTLS needs none).
-    EnvVar apiKey = c.getEnv().stream().filter(e -> e.getName().equals(WorkerConfig.TEMPORAL_API_KEY)).findFirst().orElseThrow();
+    EnvVar apiKey = c.getEnv().stream().filter(e -> e.getName().equals(dev.inplace.client.TemporalSettings.API_KEY)).findFirst().orElseThrow();
     assertEquals("inplace-temporal", apiKey.getValueFrom().getSecretKeyRef().getName());
     assertTrue(apiKey.getValueFrom().getSecretKeyRef().getOptional());
     // Leader election needs the pod's own name and namespace.
