@@ -1,10 +1,16 @@
 package dev.inplace.starter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inplace.workflows.api.ClusterRef;
+import dev.inplace.workflows.api.Distribution;
+import dev.inplace.workflows.api.HostProfile;
+import dev.inplace.workflows.api.MaintenanceWindow;
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow;
 import dev.inplace.workflows.api.NodePhase;
 import dev.inplace.workflows.api.NodeRole;
@@ -98,9 +104,22 @@ class InplaceCliTest {
   }
 
   private int cli(TestWorkflowEnvironment env, Worker worker, String... args) {
-    InplaceCli cli = new InplaceCli(env.getWorkflowClient(), worker.getTaskQueue(),
+    CliContext context = CliContext.of(env.getWorkflowClient(), worker.getTaskQueue(),
         new PrintStream(out, true, StandardCharsets.UTF_8), 20);
-    return cli.execute(List.of(args), new PrintStream(err, true, StandardCharsets.UTF_8));
+    return InplaceCli.commandLine(context, new PrintStream(err, true, StandardCharsets.UTF_8)).execute(args);
+  }
+
+  /** The request a stand-in run recorded once its first workflow task ran. */
+  private static <T> T recorded(Class<T> type, java.util.function.Predicate<T> which) throws InterruptedException {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+    while (System.nanoTime() < deadline) {
+      var found = requests.stream().filter(type::isInstance).map(type::cast).filter(which).findFirst();
+      if (found.isPresent()) {
+        return found.get();
+      }
+      Thread.sleep(20);
+    }
+    throw new AssertionError("no " + type.getSimpleName() + " recorded");
   }
 
   private String workersRun(TestWorkflowEnvironment env, Worker worker) {
@@ -163,6 +182,84 @@ class InplaceCliTest {
   }
 
   @Test
+  void kubeadmUpgradeUsesTheKubeadmHostLayoutAndTheWindowSoakAndDrainOptions(TestWorkflowEnvironment env, Worker worker)
+      throws Exception {
+    env.start();
+    Path catalogue = Files.writeString(dir.resolve("releases.json"), """
+        {"releases":[{"version":"v1.31.2","distribution":"KUBEADM","arch":"amd64","artifacts":[
+          {"name":"kubeadm","kind":"BINARY","source":"/srv/kubeadm","sha256":"%s","sizeBytes":10,
+           "installPath":"/usr/bin/kubeadm","mode":"0755"}]}]}""".formatted("cd".repeat(32)));
+
+    int code = cli(env, worker, "upgrade", "workers", "--cluster=fleet/edge-2", "--machine-deployment", "edge-2-md",
+        "--version=v1.31.2", "--distribution=kubeadm", "--catalogue=" + catalogue, "--ssh-user", "inplace",
+        "--ssh-key-secret=k", "--known-hosts-secret", "h", "--soak=5m", "--skip-drain", "--drain-timeout", "2m",
+        "--window-start=22:00", "--window-end", "04:00", "--window-days=MON,TUE", "--window-time-zone=Europe/Berlin",
+        "--max-unavailable=25%");
+
+    assertEquals(0, code, err.toString());
+    String id = WorkflowIds.workersUpgrade("fleet", "edge-2", "edge-2-md", "v1.31.2");
+    var request = recorded(WorkersUpgradeWorkflow.WorkersUpgradeRequest.class,
+        r -> r.cluster().name().equals("edge-2"));
+    assertEquals(HostProfile.kubeadmDefaults(), request.template().profile());
+    assertEquals(Distribution.KUBEADM, request.template().distribution());
+    assertEquals(300, request.soakSeconds());
+    assertEquals(120, request.template().drain().timeoutSeconds());
+    assertTrue(request.template().drain().skip());
+    assertEquals("25%", request.maxUnavailable());
+    assertEquals(new MaintenanceWindow(List.of("MON", "TUE"), "22:00", "04:00", "Europe/Berlin"), request.window());
+    assertTrue(out.toString().contains("started " + id), out.toString());
+    cli(env, worker, "abort", id);
+  }
+
+  @Test
+  void aWindowWithOneEndNamesTheMissingFlag(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    env.start();
+    Path catalogue = Files.writeString(dir.resolve("releases.json"), "{\"releases\":[]}");
+    int code = cli(env, worker, "upgrade", "controlplane", "--cluster=fleet/edge-1", "--version=v1", "--catalogue=" + catalogue,
+        "--ssh-user=u", "--ssh-key-secret=k", "--known-hosts-secret=h", "--window-start=22:00");
+    assertEquals(2, code);
+    assertTrue(err.toString().contains("--catalogue") || err.toString().contains("--window-end"), err.toString());
+  }
+
+  @Test
+  void statusPrintsTheSameProgressAsJsonAndYaml(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    String id = workersRun(env, worker);
+
+    assertEquals(0, cli(env, worker, "status", id, "-o", "json"), err.toString());
+    JsonNode json = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8));
+    assertEquals("UPGRADING", json.get("phase").asText());
+    assertEquals("worker-1", json.get("nodes").get(1).get("node").asText());
+
+    out.reset();
+    assertEquals(0, cli(env, worker, "status", "--output=yaml", id), err.toString());
+    assertTrue(out.toString().contains("phase: \"UPGRADING\"") || out.toString().contains("phase: UPGRADING"), out.toString());
+
+    assertEquals(2, cli(env, worker, "status", id, "-o", "xml"));
+    assertTrue(err.toString().contains("'--output'") && err.toString().contains("xml"), err.toString());
+    cli(env, worker, "abort", id);
+  }
+
+  @Test
+  void watchExitsOneWhenTheRunDidNotComplete(TestWorkflowEnvironment env, Worker worker) {
+    String id = workersRun(env, worker);
+    env.getWorkflowClient().newUntypedWorkflowStub(id).terminate("test");
+
+    assertEquals(1, cli(env, worker, "watch", id, "-o", "json"));
+    assertTrue(err.toString().contains("ended TERMINATED"), err.toString());
+  }
+
+  @Test
+  void anUnknownFlagIsNamedWithOnlyThatCommandsUsage(TestWorkflowEnvironment env, Worker worker) {
+    env.start();
+    assertEquals(2, cli(env, worker, "upgrade", "workers", "--max-unavailabel", "2"));
+    String printed = err.toString();
+    assertTrue(printed.contains("'--max-unavailabel'"), printed);
+    assertTrue(printed.contains("Usage: inplace upgrade workers"), printed);
+    assertFalse(printed.contains("Usage: inplace upgrade controlplane"), printed);
+    assertFalse(printed.contains("Commands:"), printed);
+  }
+
+  @Test
   void usageErrorsExitTwoAndSendNothing(TestWorkflowEnvironment env, Worker worker) {
     env.start();
     assertEquals(2, cli(env, worker, "frobnicate"));
@@ -170,14 +267,14 @@ class InplaceCliTest {
     assertEquals(2, cli(env, worker, "pause", "node-upgrade/fleet/m/v1"));
     assertEquals(2, cli(env, worker, "upgrade", "workers", "--cluster", "edge-1", "--version", "v1.31.2"));
     assertEquals(2, cli(env, worker, "upgrade", "controlplane", "--bogus", "x"));
-    assertTrue(err.toString().contains("--cluster needs NAMESPACE/NAME"), err.toString());
-    assertTrue(err.toString().contains("unknown option '--bogus'"), err.toString());
+    assertTrue(err.toString().contains("'--cluster': needs NAMESPACE/NAME"), err.toString());
+    assertTrue(err.toString().contains("inplace upgrade controlplane: Unknown option") && err.toString().contains("'--bogus'"), err.toString());
   }
 
   @Test
   void withoutATemporalAddressItSaysWhatToSet() {
     ByteArrayOutputStream e = new ByteArrayOutputStream();
-    int code = InplaceCli.run(List.of("status", "x"), Map.of(), new PrintStream(out), new PrintStream(e, true, StandardCharsets.UTF_8));
+    int code = InplaceCli.run(new String[] {"status", "x"}, Map.of(), new PrintStream(out), new PrintStream(e, true, StandardCharsets.UTF_8));
     assertEquals(2, code);
     assertNotNull(e.toString());
     assertTrue(e.toString().contains("TEMPORAL_ADDRESS"), e.toString());

@@ -1,0 +1,94 @@
+package dev.inplace.starter;
+
+import dev.inplace.client.TemporalConnection;
+import dev.inplace.client.TemporalSettings;
+import dev.inplace.workflows.api.WorkflowIds;
+import io.temporal.client.WorkflowClient;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * What every command shares: where to print, and a Temporal client made on first use, so help and
+ * usage errors never touch the network. All connection settings are read here.
+ */
+final class CliContext implements AutoCloseable {
+  /** How long a command waits for the Temporal frontend before it exits 3. */
+  static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+
+  final PrintStream out;
+  final String taskQueue;
+  final long pollMillis;
+  private final Supplier<WorkflowClient> connector;
+  private WorkflowClient client;
+  private Runnable closer = () -> {};
+
+  CliContext(PrintStream out, String taskQueue, long pollMillis, Supplier<WorkflowClient> connector) {
+    this.out = out;
+    this.taskQueue = taskQueue;
+    this.pollMillis = pollMillis;
+    this.connector = connector;
+  }
+
+  /** A context on an existing client (tests, or a process that already holds one). */
+  static CliContext of(WorkflowClient client, String taskQueue, PrintStream out, long pollMillis) {
+    return new CliContext(out, taskQueue, pollMillis, () -> client);
+  }
+
+  /**
+   * A context that connects when a command first needs Temporal, with the temporal CLI's settings
+   * (environment, or its profile file); warnings about them go to {@code err}.
+   */
+  static CliContext fromEnvironment(Map<String, String> env, PrintStream out, PrintStream err) {
+    String taskQueue = env.getOrDefault("INPLACE_TASK_QUEUE", WorkflowIds.TASK_QUEUE);
+    CliContext[] self = new CliContext[1];
+    self[0] = new CliContext(out, taskQueue, 1000, () -> {
+      TemporalSettings settings;
+      try {
+        settings = TemporalSettings.fromEnvironment(env, warning -> err.println("inplace: warning: " + warning));
+        settings.stubsOptions(); // reads the TLS files now: a bad one is a usage error, not a crash
+      } catch (IllegalArgumentException e) {
+        throw new CliException(e.getMessage());
+      }
+      String address = settings.address().orElseThrow(() -> new CliException(
+          "set TEMPORAL_ADDRESS to the Temporal frontend (host:port) the worker uses,"
+              + " or an address in the temporal CLI's profile file"));
+      TemporalConnection temporal;
+      try {
+        temporal = TemporalConnection.connect(settings);
+      } catch (RuntimeException e) {
+        throw new CannotConnectException("cannot connect to Temporal at " + address + ": " + e.getMessage(), e);
+      }
+      self[0].closer = temporal::close;
+      try {
+        // The stubs connect lazily: check now, so an unreachable frontend is exit 3, not a hang.
+        temporal.service().connect(CONNECT_TIMEOUT);
+      } catch (RuntimeException e) {
+        throw new CannotConnectException("cannot connect to Temporal at " + address + ": " + CliErrors.rootMessage(e), e);
+      }
+      return temporal.client();
+    });
+    return self[0];
+  }
+
+  WorkflowClient client() {
+    if (client == null) {
+      client = connector.get();
+    }
+    return client;
+  }
+
+  @Override
+  public void close() {
+    closer.run();
+  }
+
+
+  /** The Temporal frontend could not be reached: exit code 3. */
+  static final class CannotConnectException extends RuntimeException {
+    CannotConnectException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+}

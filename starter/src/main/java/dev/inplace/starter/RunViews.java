@@ -1,0 +1,71 @@
+package dev.inplace.starter;
+
+import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow;
+import dev.inplace.workflows.api.NodeProgress;
+import dev.inplace.workflows.api.NodeStatus;
+import dev.inplace.workflows.api.NodeUpgradeWorkflow;
+import dev.inplace.workflows.api.StepRecord;
+import dev.inplace.workflows.api.UpgradeControls;
+import dev.inplace.workflows.api.UpgradeProgress;
+import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowStub;
+import java.io.PrintStream;
+import java.util.Locale;
+
+/** Finds a run by its workflow ID, reads its progress, and prints it as a table. */
+final class RunViews {
+  private RunViews() {}
+
+  /** The operator controls of a parent run; a usage error for any other ID. */
+  static UpgradeControls controls(WorkflowClient client, String id) {
+    if (id.startsWith("cp-upgrade/")) {
+      return client.newWorkflowStub(ControlPlaneUpgradeWorkflow.class, id);
+    }
+    if (id.startsWith("workers-upgrade/")) {
+      return client.newWorkflowStub(WorkersUpgradeWorkflow.class, id);
+    }
+    throw new CliException("'" + id + "' is not a cp-upgrade/ or workers-upgrade/ workflow ID");
+  }
+
+  /** A parent run's {@link UpgradeProgress} or a node run's {@link NodeProgress}. */
+  static Object progress(WorkflowClient client, String id) {
+    if (id.startsWith("node-upgrade/")) {
+      return WorkflowStub.fromTyped(client.newWorkflowStub(NodeUpgradeWorkflow.class, id)).query("progress", NodeProgress.class);
+    }
+    return controls(client, id).progress();
+  }
+
+  static void printTable(PrintStream out, Object progress) {
+    if (progress instanceof NodeProgress node) {
+      printNode(out, node);
+    } else {
+      printRun(out, (UpgradeProgress) progress);
+    }
+  }
+
+  private static void printRun(PrintStream out, UpgradeProgress p) {
+    out.printf("%s %s -> %s: %s%s (%d/%d upgraded, %d failed, %d skipped, %d in flight, window %d)%n",
+        p.kind(), p.cluster(), p.targetVersion(), p.phase(), p.paused() ? " (paused)" : "", p.upgraded(), p.total(),
+        p.failed(), p.skipped(), p.inFlight(), p.window());
+    if (p.message() != null && !p.message().isBlank()) {
+      out.println("  " + p.message());
+    }
+    if (p.etcdSnapshot() != null && !p.etcdSnapshot().isBlank()) {
+      out.println("  etcd snapshot: " + p.etcdSnapshot());
+    }
+    out.printf("  %-12s %-16s %-10s %s%n", "NODE", "PHASE", "STEP", "MESSAGE");
+    for (NodeStatus n : p.nodes()) {
+      out.printf("  %-12s %-16s %-10s %s%n", n.node(), n.phase(), n.step() == null ? "" : n.step().cliName(),
+          n.message() == null ? "" : n.message());
+    }
+  }
+
+  private static void printNode(PrintStream out, NodeProgress p) {
+    out.printf("%s (%s): %s%s%n", p.nodeName(), p.machineName(), p.phase(),
+        p.currentStep() == null ? "" : " at " + p.currentStep().cliName());
+    for (StepRecord s : p.steps()) {
+      out.printf("  %-10s %-8s %s%n", s.step().cliName(), s.status().name().toLowerCase(Locale.ROOT), s.message());
+    }
+  }
+}
