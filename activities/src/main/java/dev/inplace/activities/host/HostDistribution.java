@@ -71,6 +71,19 @@ public interface HostDistribution {
     return List.of(k3s(), kubeadm());
   }
 
+  /**
+   * The host steps of {@code distribution}: the one seam plans and activities pick a distribution's
+   * scripts through, so a distribution added to {@link #all()} is planned too.
+   *
+   * @throws IllegalArgumentException when no host steps exist for it
+   */
+  static HostDistribution of(Distribution distribution) {
+    return all().stream()
+        .filter(d -> d.distribution() == distribution)
+        .findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no host steps for distribution " + distribution));
+  }
+
   record Fixed(
       Distribution distribution,
       String scriptFolder,

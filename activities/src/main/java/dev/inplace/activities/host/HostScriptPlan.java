@@ -17,10 +17,22 @@ import java.util.List;
 public final class HostScriptPlan {
   public static final String DIGEST_READ_AT_PREFLIGHT = "<sha256 read at preflight>";
 
+  private final HostDistribution distribution;
   private final HostScripts scripts;
 
   public HostScriptPlan(HostDistribution distribution) {
+    this.distribution = distribution;
     this.scripts = new HostScripts(distribution);
+  }
+
+  /** The plan of {@code distribution}'s host steps ({@link HostDistribution#of}). */
+  public static HostScriptPlan of(dev.inplace.workflows.api.Distribution distribution) {
+    return new HostScriptPlan(HostDistribution.of(distribution));
+  }
+
+  /** Whether nodes run the distribution's own upgrade command between install and restart. */
+  public boolean hasUpgradeCommand() {
+    return distribution.hasUpgradeCommand();
   }
 
   /** How a script is run over SSH: the script text is its stdin. */
@@ -60,6 +72,14 @@ public final class HostScriptPlan {
 
   public RemoteScript restore(HostProfile profile, List<Artifact> artifacts) {
     return scripts.restore(profile, filesNow(artifacts));
+  }
+
+  /**
+   * The distribution's upgrade command ({@link #hasUpgradeCommand()}): on the control plane that
+   * upgrades the cluster ({@code kubeadm upgrade apply}) or on any other node ({@code node}).
+   */
+  public RemoteScript upgrade(HostProfile profile, NodeRole role, String version, boolean firstControlPlane) {
+    return scripts.upgrade(profile, role, version, firstControlPlane);
   }
 
   public RemoteScript etcdSnapshot(HostProfile profile, String name) {

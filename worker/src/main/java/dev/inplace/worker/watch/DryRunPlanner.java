@@ -1,6 +1,5 @@
 package dev.inplace.worker.watch;
 
-import dev.inplace.activities.host.HostDistribution;
 import dev.inplace.activities.host.HostScriptPlan;
 import dev.inplace.activities.ssh.RemoteScript;
 import dev.inplace.worker.crd.PlannedNode;
@@ -9,7 +8,6 @@ import dev.inplace.worker.crd.PlannedStep;
 import dev.inplace.worker.crd.UpgradePlan;
 import dev.inplace.workflows.api.Artifact;
 import dev.inplace.workflows.api.ClusterApiActivities;
-import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.DrainOptions;
 import dev.inplace.workflows.api.HostProfile;
 import dev.inplace.workflows.api.MachineInfo;
@@ -24,7 +22,8 @@ import java.util.Map;
 /**
  * The plan of a dry run: the nodes in the order their run would start them (control planes one at
  * a time, the first taking the etcd snapshot; workers pool by pool in waves of maxUnavailable),
- * each node's steps, and the remote scripts rendered by the activities' own templates and renderer.
+ * each node's steps, and the remote scripts rendered by the activities' own templates and renderer
+ * for the run's distribution ({@link HostScriptPlan#of}).
  */
 final class DryRunPlanner {
   static final String UPGRADE = "Upgrade";
@@ -34,11 +33,12 @@ final class DryRunPlanner {
 
   static UpgradePlan plan(ResolvedUpgrade resolved, boolean controlPlane) throws SpecRefusal {
     NodeUpgradeTemplate t = resolved.template();
-    if (t.distribution() != Distribution.K3S) {
-      throw new SpecRefusal(UpgradeFailures.INVALID_REQUEST,
-          "dry run: host steps for " + t.distribution() + " are not available yet (only K3S)");
+    HostScriptPlan scripts;
+    try {
+      scripts = HostScriptPlan.of(t.distribution());
+    } catch (IllegalArgumentException e) {
+      throw new SpecRefusal(UpgradeFailures.INVALID_REQUEST, "dry run: " + e.getMessage());
     }
-    HostScriptPlan scripts = new HostScriptPlan(HostDistribution.k3s());
     Map<String, PlannedScript> rendered = new LinkedHashMap<>();
     String command = HostScriptPlan.command(t.ssh());
     List<PlannedNode> nodes = new ArrayList<>();
@@ -51,6 +51,9 @@ final class DryRunPlanner {
       String snapshot = snapshotName(target);
       int wave = 0;
       boolean snapshotPending = !snapshotTaken;
+      // As ControlPlaneUpgrade decides: the first node upgraded while no control plane runs the
+      // target applies the new version to the cluster (kubeadm upgrade apply).
+      boolean applyPending = machines.stream().noneMatch(m -> target.equals(m.kubeletVersion()));
       for (MachineInfo m : machines) {
         PlannedNode node = node(m, ++order, target);
         if (!atTarget(m, target)) {
@@ -63,7 +66,8 @@ final class DryRunPlanner {
                 script(rendered, "etcd-snapshot", scripts.etcdSnapshot(t.profile(), snapshot), command), false));
             snapshotPending = false;
           }
-          steps.addAll(steps(scripts, rendered, command, t, m, true));
+          steps.addAll(steps(scripts, rendered, command, t, m, true, applyPending));
+          applyPending = false;
           node.setSteps(steps);
         }
         nodes.add(node);
@@ -82,7 +86,7 @@ final class DryRunPlanner {
           PlannedNode node = node(m, ++order, target);
           if (!atTarget(m, target)) {
             node.setWave(index++ / window + 1);
-            node.setSteps(steps(scripts, rendered, command, t, m, false));
+            node.setSteps(steps(scripts, rendered, command, t, m, false, false));
           }
           nodes.add(node);
         }
@@ -100,7 +104,8 @@ final class DryRunPlanner {
       String command,
       NodeUpgradeTemplate t,
       MachineInfo m,
-      boolean controlPlane) {
+      boolean controlPlane,
+      boolean firstControlPlane) {
     HostProfile profile = t.profile();
     NodeRole role = controlPlane ? NodeRole.CONTROL_PLANE : NodeRole.WORKER;
     String roleName = controlPlane ? "server" : "agent";
@@ -125,11 +130,20 @@ final class DryRunPlanner {
         script(rendered, "backup", scripts.backup(profile, artifacts), command), false));
     steps.add(new PlannedStep("install", "put each staged artifact in place with an atomic rename",
         script(rendered, "install", scripts.install(profile, artifacts), command), false));
+    if (scripts.hasUpgradeCommand()) {
+      String mode = firstControlPlane ? "apply" : "node";
+      steps.add(new PlannedStep("upgrade",
+          t.distribution().name().toLowerCase(java.util.Locale.ROOT) + " upgrade " + mode
+              + (firstControlPlane ? " " + t.targetVersion() + " (this node upgrades the cluster's control plane)" : ""),
+          script(rendered, "upgrade-" + (controlPlane ? (firstControlPlane ? "apply" : "control-plane") : "worker"),
+              scripts.upgrade(profile, role, t.targetVersion(), firstControlPlane), command), false));
+    }
     steps.add(new PlannedStep("restart", "restart " + profile.serviceFor(role) + " and wait until it is active",
         script(rendered, "restart-" + roleName, scripts.restart(profile, role), command), false));
     steps.add(new PlannedStep("verify",
         "wait up to " + t.readyTimeoutSeconds() + "s for Node " + node + " Ready with kubelet " + t.targetVersion()
-            + (controlPlane ? ", the apiserver ready and every server an etcd voter" : ""),
+            + (controlPlane ? ", the apiserver ready" : "")
+            + (controlPlane && t.distribution().reportsEtcdVoterCondition() ? " and every server an etcd voter" : ""),
         null, false));
     steps.add(new PlannedStep("uncordon", "uncordon Node " + node, null, false));
     steps.add(new PlannedStep("record",
