@@ -27,12 +27,14 @@ record HookSettings(Map<String, String> values) {
   static final String DISTRIBUTION = "distribution";
   static final String ARCH = "arch";
   static final String DRAIN_TIMEOUT_SECONDS = "drainTimeoutSeconds";
+  static final String SKIP_DRAIN = "skipDrain";
   static final String READY_TIMEOUT_SECONDS = "readyTimeoutSeconds";
   static final String RETRY_AFTER_SECONDS = "retryAfterSeconds";
 
   static final List<String> KEYS =
       List.of(SSH_USER, SSH_PORT, SSH_KEY_SECRET, KNOWN_HOSTS_SECRET, JUMP_HOST, CATALOGUE_CONFIG_MAP, CATALOGUE_KEY,
-          DISTRIBUTION, ARCH, DRAIN_TIMEOUT_SECONDS, READY_TIMEOUT_SECONDS, RETRY_AFTER_SECONDS);
+          DISTRIBUTION, ARCH, DRAIN_TIMEOUT_SECONDS, SKIP_DRAIN, READY_TIMEOUT_SECONDS,
+          RETRY_AFTER_SECONDS);
 
   static final String DEFAULT_SSH_KEY_SECRET = "{cluster}-ssh-key";
   static final String DEFAULT_KNOWN_HOSTS_SECRET = "{cluster}-known-hosts";
@@ -110,6 +112,18 @@ record HookSettings(Map<String, String> values) {
 
   long drainTimeoutSeconds() {
     return number(DRAIN_TIMEOUT_SECONDS, 300, 1, 86_400);
+  }
+
+  /** Cordon without draining (single-node clusters, where there is nowhere to evict to). */
+  boolean skipDrain() {
+    Optional<String> v = text(SKIP_DRAIN);
+    if (v.isEmpty() || v.get().equalsIgnoreCase("false")) {
+      return false;
+    }
+    if (v.get().equalsIgnoreCase("true")) {
+      return true;
+    }
+    throw new IllegalArgumentException("setting " + SKIP_DRAIN + " must be true or false, got '" + v.get() + "'");
   }
 
   long readyTimeoutSeconds() {

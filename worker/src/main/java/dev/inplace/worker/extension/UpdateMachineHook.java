@@ -203,7 +203,7 @@ final class UpdateMachineHook {
     ReleaseCatalogue.Release release = catalogue(cluster, settings).find(target, distribution, arch);
     NodeUpgradeRequest upgrade = new NodeUpgradeRequest(node, distribution, target, release.artifacts(),
         distribution.defaultProfile(), ssh,
-        new DrainOptions(settings.drainTimeoutSeconds(), true, false, PdbBlockedAction.FAIL, false),
+        new DrainOptions(settings.drainTimeoutSeconds(), true, false, PdbBlockedAction.FAIL, settings.skipDrain()),
         settings.readyTimeoutSeconds(), 0, arch)
         // No parent run marks the Machine here: the NodeUpgrade run marks it skip-remediation itself.
         .withMarkMachine(true);

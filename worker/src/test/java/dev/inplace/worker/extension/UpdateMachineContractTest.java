@@ -4,6 +4,7 @@ import static dev.inplace.worker.extension.CanUpdateContractTest.fixture;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -146,8 +147,20 @@ class UpdateMachineContractTest {
     assertEquals("edge-1-ssh-key", started.ssh().privateKeySecret());
     assertEquals("edge-1-known-hosts", started.ssh().knownHostsSecret());
     assertEquals("/usr/local/bin/k3s", started.artifacts().get(0).installPath());
+    assertFalse(started.drain().skip(), "drains by default");
     assertEquals(runId(), machineAnnotations().get(UpdateMachineHook.RUN_ANNOTATION));
     assertTrue(started.markMachine(), "no parent marks the Machine on this path: the run marks it itself");
+  }
+
+  @Test
+  void theSkipDrainSettingCordonsWithoutDrainingAndABadValueIsNamed() throws Exception {
+    ((ObjectNode) request.get("settings")).put("skipDrain", "true");
+    hook.handle(request);
+    assertTrue(runs.started.get(0).drain().skip());
+
+    HookSettings bad = new HookSettings(java.util.Map.of(HookSettings.SKIP_DRAIN, "yes"));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, bad::skipDrain);
+    assertTrue(e.getMessage().contains("setting skipDrain must be true or false"), e.getMessage());
   }
 
   @Test
