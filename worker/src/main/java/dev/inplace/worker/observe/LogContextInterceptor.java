@@ -1,6 +1,6 @@
 package dev.inplace.worker.observe;
 
-import io.temporal.activity.Activity;
+import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.common.interceptors.ActivityInboundCallsInterceptor;
 import io.temporal.common.interceptors.ActivityInboundCallsInterceptorBase;
 import io.temporal.common.interceptors.WorkerInterceptorBase;
@@ -39,10 +39,19 @@ public final class LogContextInterceptor extends WorkerInterceptorBase {
   @Override
   public ActivityInboundCallsInterceptor interceptActivity(ActivityInboundCallsInterceptor next) {
     return new ActivityInboundCallsInterceptorBase(next) {
+      private String activityType = "";
+
+      @Override
+      public void init(ActivityExecutionContext context) {
+        // The context is handed here; Activity.getExecutionContext() is not available to interceptors.
+        activityType = context.getInfo().getActivityType();
+        super.init(context);
+      }
+
       @Override
       public ActivityOutput execute(ActivityInput input) {
         String previous = MDC.get(STEP);
-        MDC.put(STEP, stepOf(Activity.getExecutionContext().getInfo().getActivityType()));
+        MDC.put(STEP, stepOf(activityType));
         try {
           return super.execute(input);
         } finally {
