@@ -69,7 +69,8 @@ public final class ExtensionDemo {
     settings.put("readyTimeoutSeconds", Long.toString(options.readyTimeoutSeconds()));
 
     Map<String, CapiSimulator.Outcome> outcomes = new LinkedHashMap<>();
-    try (CapiExtension extension = CapiExtension.start(serverOptions, management, client, taskQueue)) {
+    try (CapiExtension extension = CapiExtension.start(serverOptions, management, client, taskQueue,
+        estate.artifactPolicy())) {
       HookClient hooks = new HookClient(tls.clientContext(), extension.port(), "/inplace");
       hooks.discover();
       say("ExtensionConfig inplace: discovered can-update-machine, can-update-machineset, update-machine"
