@@ -444,6 +444,23 @@ class NodeUpgradeWorkflowTest {
     dev.inplace.workflows.testing.HistoryFixtures.record(env, id, null, file);
   }
 
+  /** Records the histories of change node-upgrade-catalogue-rules: a run that passes and one refused. */
+  @Test
+  @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "histories.update", matches = "true")
+  void recordCatalogueRulesHistories(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    dev.inplace.workflows.testing.HistoryFixtures.assumeNotRecorded(
+        "node-upgrade-upgraded-catalogue-rules.json", "node-upgrade-refused-catalogue-rules.json");
+    start(env, worker).upgrade(request);
+    writeHistory(env, workflowId, "node-upgrade-upgraded-catalogue-rules.json");
+    String refusedId = workflowId + "-refused";
+    NodeUpgradeWorkflow refused = env.getWorkflowClient().newWorkflowStub(NodeUpgradeWorkflow.class,
+        WorkflowOptions.newBuilder().setWorkflowId(refusedId).setTaskQueue(worker.getTaskQueue()).build());
+    Artifact hostile = new Artifact("k3s", ArtifactKind.BINARY, "https://releases.example/k3s", "ab".repeat(32), 1024,
+        "/root/.ssh/authorized_keys", "0600");
+    assertThrows(WorkflowFailedException.class, () -> refused.upgrade(withArtifacts(List.of(hostile))));
+    writeHistory(env, refusedId, "node-upgrade-refused-catalogue-rules.json");
+  }
+
   @Test
   void aRunStartedByHandWithAHostileInstallPathFailsBeforeAnyActivity(TestWorkflowEnvironment env, Worker worker) {
     Artifact hostile = new Artifact("k3s", ArtifactKind.BINARY, "https://releases.example/k3s", "ab".repeat(32), 1024,
