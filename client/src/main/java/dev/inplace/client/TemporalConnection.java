@@ -2,6 +2,7 @@ package dev.inplace.client;
 
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
+import io.temporal.common.converter.DataConverter;
 import com.uber.m3.tally.Scope;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
@@ -22,11 +23,17 @@ public final class TemporalConnection implements AutoCloseable {
   private final AutoCloseable server;
 
   private TemporalConnection(WorkflowServiceStubs service, String namespace, AutoCloseable server) {
+    // Every process (worker, watcher, extension, CLI, sandbox) connects here, so all share one converter.
+    this(service, namespace, server, PayloadEncryption.fromEnvironment(System.getenv()));
+  }
+
+  private TemporalConnection(
+      WorkflowServiceStubs service, String namespace, AutoCloseable server, DataConverter converter) {
     this.service = service;
     this.namespace = namespace;
     this.server = server;
-    this.client =
-        WorkflowClient.newInstance(service, WorkflowClientOptions.newBuilder().setNamespace(namespace).build());
+    this.client = WorkflowClient.newInstance(service,
+        WorkflowClientOptions.newBuilder().setNamespace(namespace).setDataConverter(converter).build());
   }
 
   /** Connects as {@code settings} say (address, namespace, API key, TLS). */
@@ -57,6 +64,12 @@ public final class TemporalConnection implements AutoCloseable {
    */
   public static TemporalConnection over(WorkflowServiceStubs service, String namespace, AutoCloseable server) {
     return new TemporalConnection(service, namespace, server);
+  }
+
+  /** As above, with the data converter given instead of {@link PayloadEncryption#fromEnvironment}'s. */
+  public static TemporalConnection over(
+      WorkflowServiceStubs service, String namespace, AutoCloseable server, DataConverter converter) {
+    return new TemporalConnection(service, namespace, server, converter);
   }
 
   /** Registers inplace's search attributes in this namespace (see {@link SearchAttributeRegistration}). */

@@ -78,7 +78,8 @@ public final class SandboxMain {
         Path artifactCache = dir.resolve("artifact-cache");
         try (TemporalConnection temporal = EmbeddedTemporal.start();
             InplaceWorker worker =
-                InplaceWorker.start(temporal.client(), WorkflowIds.TASK_QUEUE, estate.management(), artifactCache)) {
+                InplaceWorker.start(temporal.client(), WorkflowIds.TASK_QUEUE, estate.management(), artifactCache,
+                    estate.artifactPolicy())) {
           summary = new DemoRun(estate, temporal.client(), WorkflowIds.TASK_QUEUE, options, out).run();
         }
       }

@@ -1,5 +1,7 @@
 package dev.inplace.worker;
 
+import dev.inplace.activities.artifacts.ArtifactSourcePolicy;
+import dev.inplace.worker.intake.ArtifactSettings;
 import dev.inplace.activities.artifacts.ArtifactCache;
 import dev.inplace.activities.capi.ClusterApiActivitiesImpl;
 import dev.inplace.activities.host.HostActivitiesImpl;
@@ -43,13 +45,16 @@ public final class InplaceWorker implements AutoCloseable {
   /** Registers the workflows and activities on {@code taskQueue} and starts polling. */
   public static InplaceWorker start(
       WorkflowClient client, String taskQueue, KubernetesClient management, Path artifactCache) {
-    return start(client, taskQueue, management, artifactCache, new WorkerInterceptor[0]);
+    return start(client, taskQueue, management, artifactCache, ArtifactSettings.fromEnvironment(System.getenv()));
   }
 
-  /** As above, with worker interceptors (the run metrics). */
+  /**
+   * As above, with the catalogue source policy (the sandbox's local mirror) and worker interceptors
+   * (the run metrics).
+   */
   public static InplaceWorker start(
       WorkflowClient client, String taskQueue, KubernetesClient management, Path artifactCache,
-      WorkerInterceptor... interceptors) {
+      ArtifactSourcePolicy artifacts, WorkerInterceptor... interceptors) {
     SecretSource secrets = new KubernetesSecretSource(management);
     KubeClients kubeClients = new KubeClients(management, secrets);
     SshConnector ssh = new SshConnector(secrets, SshClientOptions.defaults());
@@ -59,7 +64,7 @@ public final class InplaceWorker implements AutoCloseable {
     worker.registerWorkflowImplementationTypes(
         NodeUpgradeWorkflowImpl.class, ControlPlaneUpgradeWorkflowImpl.class, WorkersUpgradeWorkflowImpl.class);
     worker.registerActivitiesImplementations(
-        new HostActivitiesImpl(ssh, new ArtifactCache(artifactCache), HostDistribution.all()),
+        new HostActivitiesImpl(ssh, new ArtifactCache(artifactCache, artifacts), HostDistribution.all()),
         new NodeActivitiesImpl(kubeClients),
         new ClusterApiActivitiesImpl(kubeClients));
     factory.start();

@@ -28,6 +28,9 @@ public record WorkerConfig(
     String httpBindAddress,
     int httpPort) {
 
+  /** The frontend address variable (read by {@link TemporalSettings}); named in usage and errors. */
+  public static final String TEMPORAL_ADDRESS = TemporalSettings.ADDRESS;
+  public static final String TEMPORAL_API_KEY = TemporalSettings.API_KEY;
   public static final String TASK_QUEUE = "INPLACE_TASK_QUEUE";
   public static final String ARTIFACT_CACHE = "INPLACE_ARTIFACT_CACHE";
   public static final String KUBECONFIG = "KUBECONFIG";

@@ -1,5 +1,7 @@
 package dev.inplace.worker;
 
+import dev.inplace.client.PayloadEncryption;
+import dev.inplace.worker.intake.ArtifactSettings;
 import dev.inplace.worker.extension.ExtensionOptions;
 import dev.inplace.worker.watch.WatcherOptions;
 import java.util.ArrayList;
@@ -32,6 +34,8 @@ public final class WorkerEnvironment {
     groups.put("Temporal, task queue, artifacts, management cluster", WorkerConfig.KEYS);
     groups.put("custom resource watcher and leader election", WatcherOptions.KEYS);
     groups.put("CAPI runtime extension", ExtensionOptions.KEYS);
+    groups.put("release catalogue sources", ArtifactSettings.KEYS);
+    groups.put("payload encryption", List.of(PayloadEncryption.KEY_FILE));
     groups.put("logging", List.of(LOG_LEVEL, LOG_FORMAT));
     return java.util.Collections.unmodifiableMap(groups);
   }

@@ -1,6 +1,8 @@
 package dev.inplace.worker;
 
 import dev.inplace.client.TemporalConnection;
+import dev.inplace.activities.artifacts.ArtifactSourcePolicy;
+import dev.inplace.worker.intake.ArtifactSettings;
 import dev.inplace.worker.extension.CapiExtension;
 import dev.inplace.worker.observe.ObservabilityServer;
 import dev.inplace.worker.observe.Readiness;
@@ -42,7 +44,9 @@ public final class WorkerMain {
     WorkerConfig config;
     Optional<WatcherOptions> watcherOptions;
     Optional<ExtensionOptions> extensionOptions;
+    ArtifactSourcePolicy artifacts;
     try {
+      artifacts = ArtifactSettings.fromEnvironment(System.getenv());
       config = WorkerConfig.fromEnvironment(System.getenv(), log::warn);
       watcherOptions = WatcherOptions.fromEnvironment(System.getenv());
       extensionOptions = ExtensionOptions.fromEnvironment(System.getenv());
@@ -51,7 +55,7 @@ public final class WorkerMain {
       System.exit(2);
       return;
     }
-    log.info("starting inplace worker with {}", config);
+    log.info("starting inplace worker with {}, artifact sources {}", config, artifacts);
     WorkerMetrics metrics = new WorkerMetrics();
     // Served from the start: /healthz answers at once, /readyz once everything below is up.
     AtomicReference<TemporalConnection> temporalRef = new AtomicReference<>();
@@ -76,18 +80,18 @@ public final class WorkerMain {
     KubernetesClient management = managementClient(config);
     managementRef.set(management);
     InplaceWorker worker =
-        InplaceWorker.start(temporal.client(), config.taskQueue(), management, config.artifactCache(),
+        InplaceWorker.start(temporal.client(), config.taskQueue(), management, config.artifactCache(), artifacts,
             new RunMetricsInterceptor(metrics.registry()));
     workerRef.set(worker);
     // The custom resource watcher (ControlPlaneUpgrade, WorkersUpgrade); off with INPLACE_WATCHER=false.
     UpgradeWatcher watcher =
         watcherOptions
-            .map(options -> UpgradeWatcher.start(management, temporal.client(), config.taskQueue(), options))
+            .map(options -> UpgradeWatcher.start(management, temporal.client(), config.taskQueue(), options, artifacts))
             .orElse(null);
     // The CAPI runtime extension (CanUpdateMachine, CanUpdateMachineSet, UpdateMachine); on with INPLACE_EXTENSION=true.
     CapiExtension extension =
         extensionOptions
-            .map(options -> CapiExtension.start(options, management, temporal.client(), config.taskQueue()))
+            .map(options -> CapiExtension.start(options, management, temporal.client(), config.taskQueue(), artifacts))
             .orElse(null);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()

@@ -33,25 +33,36 @@ public final class ArtifactCache {
   private static final Logger log = LoggerFactory.getLogger(ArtifactCache.class);
 
   private final Path cacheDir;
+  private final ArtifactSourcePolicy policy;
   private final HttpClient http;
   private final ConcurrentMap<String, Object> locks = new ConcurrentHashMap<>();
 
-  public ArtifactCache(Path cacheDir) {
+  public ArtifactCache(Path cacheDir, ArtifactSourcePolicy policy) {
+    // NORMAL follows https to https only, never down to plain http.
+    this(cacheDir, policy, HttpClient.newBuilder()
+        .connectTimeout(Duration.ofSeconds(20))
+        .followRedirects(HttpClient.Redirect.NORMAL)
+        .build());
+  }
+
+  /** With the given HTTP client (tests trust their own certificate authority). */
+  ArtifactCache(Path cacheDir, ArtifactSourcePolicy policy, HttpClient http) {
     this.cacheDir = cacheDir;
-    this.http =
-        HttpClient.newBuilder()
-            .connectTimeout(Duration.ofSeconds(20))
-            .followRedirects(HttpClient.Redirect.NORMAL)
-            .build();
+    this.policy = policy;
+    this.http = http;
   }
 
   /**
    * Returns a local file holding the artifact, verified against its sha256.
    *
    * @throws io.temporal.failure.ApplicationFailure {@code ArtifactDigestMismatch} when the source
-   *     holds other bytes, {@code ArtifactUnavailable} (retryable) when it cannot be read
+   *     holds other bytes, {@code ArtifactUnavailable} (retryable) when it cannot be read, {@code
+   *     InvalidRequest} when the source breaks the {@link ArtifactSourcePolicy}
    */
   public Path fetch(Artifact artifact) {
+    policy.problem(artifact).ifPresent(why -> {
+      throw UpgradeFailures.nonRetryable(UpgradeFailures.INVALID_REQUEST, why);
+    });
     Path cached = cacheDir.resolve(artifact.sha256());
     synchronized (locks.computeIfAbsent(artifact.sha256(), k -> new Object())) {
       if (isCached(cached, artifact)) {
@@ -63,16 +74,14 @@ public final class ArtifactCache {
         try {
           String actual = copyAndDigest(artifact, tmp);
           if (!actual.equals(artifact.sha256())) {
+            // Never the actual digest: it would make the worker a digest oracle on any file it can read.
             throw UpgradeFailures.nonRetryable(
                 UpgradeFailures.ARTIFACT_DIGEST_MISMATCH,
                 "artifact "
                     + artifact.name()
-                    + " from "
-                    + artifact.source()
-                    + " has sha256 "
-                    + actual
-                    + ", expected "
-                    + artifact.sha256());
+                    + " does not match its expected sha256 "
+                    + artifact.sha256()
+                    + (artifact.sizeBytes() > 0 ? " (" + artifact.sizeBytes() + " bytes)" : ""));
           }
           requireDeclaredSize(artifact, Files.size(tmp));
           Files.move(
@@ -128,9 +137,15 @@ public final class ArtifactCache {
 
   private String copyAndDigest(Artifact artifact, Path target) throws IOException {
     MessageDigest digest = sha256();
+    long limit = artifact.sizeBytes() > 0 ? artifact.sizeBytes() : policy.maxBytes();
     try (InputStream in = open(artifact);
         OutputStream out = new DigestOutputStream(Files.newOutputStream(target), digest)) {
-      in.transferTo(out);
+      long copied = in.transferTo(new BoundedOutputStream(out, limit));
+      log.debug("artifact {}: {} bytes read", artifact.name(), copied);
+    } catch (BoundedOutputStream.TooLarge e) {
+      throw UpgradeFailures.nonRetryable(UpgradeFailures.INVALID_REQUEST, "artifact " + artifact.name()
+          + " is larger than " + (artifact.sizeBytes() > 0 ? "its declared " + limit + " bytes"
+              : "the worker's limit of " + limit + " bytes (INPLACE_ARTIFACT_MAX_BYTES)"));
     } catch (IOException e) {
       throw unavailable(artifact, e.getClass().getSimpleName() + ": " + e.getMessage());
     }
@@ -139,24 +154,19 @@ public final class ArtifactCache {
 
   private InputStream open(Artifact artifact) throws IOException {
     String source = artifact.source();
-    if (source.startsWith("http://") || source.startsWith("https://")) {
+    if (source.startsWith("https://")) {
       return openHttp(artifact, URI.create(source));
     }
-    Path path;
-    if (source.startsWith("file:")) {
-      path = Path.of(URI.create(source));
-    } else if (source.startsWith("/")) {
-      path = Path.of(source);
-    } else {
-      throw UpgradeFailures.nonRetryable(
-          UpgradeFailures.INVALID_REQUEST,
-          "artifact "
-              + artifact.name()
-              + ": source must be an absolute path, file: or http(s) URL, got "
-              + source);
-    }
+    Path path = policy.local(artifact).orElseThrow(() -> UpgradeFailures.nonRetryable(
+        UpgradeFailures.INVALID_REQUEST, "artifact " + artifact.name() + ": source not allowed"));
     try {
-      return Files.newInputStream(path);
+      // A symbolic link in the mirror must not lead out of it.
+      Path real = path.toRealPath();
+      if (!real.startsWith(policy.mirrorDir().toRealPath())) {
+        throw UpgradeFailures.nonRetryable(UpgradeFailures.INVALID_REQUEST,
+            "artifact " + artifact.name() + ": local source leads out of the mirror directory");
+      }
+      return Files.newInputStream(real);
     } catch (NoSuchFileException e) {
       throw unavailable(artifact, "no such file");
     }

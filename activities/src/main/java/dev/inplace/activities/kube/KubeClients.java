@@ -82,8 +82,9 @@ public final class KubeClients implements Closeable {
    * A client for the workload cluster.
    *
    * @throws io.temporal.failure.ApplicationFailure {@code SecretNotFound} when the kubeconfig
-   *     Secret or its {@code value} key is missing, {@code KubernetesApiError} when it is not a
-   *     usable kubeconfig
+   *     Secret or its {@code value} key is missing, {@code InvalidRequest} when it holds anything
+   *     but inline data ({@link KubeconfigGuard}), {@code KubernetesApiError} when it is not a usable
+   *     kubeconfig
    */
   public synchronized KubernetesClient workload(ClusterRef cluster) {
     if (closed) {
@@ -125,9 +126,15 @@ public final class KubeClients implements Closeable {
   }
 
   private static KubernetesClient build(ClusterRef cluster, byte[] kubeconfig) {
+    String text = new String(kubeconfig, StandardCharsets.UTF_8);
+    // Before fabric8 sees it: it would run exec plugins and read files the kubeconfig names.
+    KubeconfigGuard.problem(text).ifPresent(why -> {
+      throw UpgradeFailures.nonRetryable(UpgradeFailures.INVALID_REQUEST,
+          "kubeconfig Secret of cluster " + cluster + " is refused: " + why);
+    });
     Config config;
     try {
-      config = Config.fromKubeconfig(new String(kubeconfig, StandardCharsets.UTF_8));
+      config = Config.fromKubeconfig(text);
     } catch (RuntimeException e) {
       // The parser's message may quote the document: report the cause's type only.
       throw UpgradeFailures.nonRetryable(

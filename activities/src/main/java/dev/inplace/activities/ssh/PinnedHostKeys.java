@@ -43,7 +43,20 @@ final class PinnedHostKeys extends OpenSSHKnownHosts {
   }
 
   static PinnedHostKeys parse(byte[] knownHosts) throws IOException {
-    return new PinnedHostKeys(new String(knownHosts, StandardCharsets.UTF_8));
+    String text = new String(knownHosts, StandardCharsets.UTF_8);
+    PinnedHostKeys keys = new PinnedHostKeys(text);
+    // sshj skips lines it cannot read: a pin set with holes, or none at all, is refused before connecting.
+    long lines = text.lines().map(String::trim).filter(l -> !l.isEmpty() && !l.startsWith("#")).count();
+    long usable = keys.entries().stream()
+        .filter(e -> !(e instanceof CommentEntry) && !(e instanceof BadHostEntry))
+        .count();
+    if (usable == 0) {
+      throw new IOException("it pins no readable host key");
+    }
+    if (usable < lines) {
+      throw new IOException((lines - usable) + " of its " + lines + " entries cannot be read");
+    }
+    return keys;
   }
 
   Rejection rejection() {

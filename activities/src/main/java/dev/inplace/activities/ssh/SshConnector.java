@@ -73,6 +73,8 @@ public final class SshConnector {
             host.secretNamespace(), ssh.privateKeySecret(), SshSettings.PRIVATE_KEY_DATA_KEY);
     PinnedHostKeys hostKeys = pinnedHostKeys(host, knownHosts);
     String keyText = new String(privateKey, StandardCharsets.UTF_8);
+    // An unreadable key is refused before any connection is made.
+    readableKey(new SSHClient(config), keyText, host);
 
     SSHClient jump = null;
     SSHClient client = null;
@@ -121,6 +123,11 @@ public final class SshConnector {
 
   private void authenticate(SSHClient client, SshSettings ssh, String keyText, HostAccess host)
       throws IOException {
+    client.authPublickey(ssh.user(), readableKey(client, keyText, host));
+  }
+
+  private static KeyProvider readableKey(SSHClient client, String keyText, HostAccess host) {
+    SshSettings ssh = host.ssh();
     KeyProvider key;
     try {
       key = client.loadKeys(keyText, null, null);
@@ -137,7 +144,7 @@ public final class SshConnector {
               + SshSettings.PRIVATE_KEY_DATA_KEY
               + ") is not a readable unencrypted SSH private key");
     }
-    client.authPublickey(ssh.user(), key);
+    return key;
   }
 
   private PinnedHostKeys pinnedHostKeys(HostAccess host, byte[] knownHosts) {

@@ -5,14 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.inplace.workflows.api.Artifact;
 import dev.inplace.workflows.api.ArtifactKind;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
+import java.util.Set;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,15 +34,23 @@ class ArtifactCacheTest {
 
   @TempDir Path work;
   private Path cacheDir;
+  private Path mirror;
   private ArtifactCache cache;
-  private HttpServer http;
+  private SelfSignedHttps https;
+  private com.sun.net.httpserver.HttpsServer http;
   private final AtomicInteger httpRequests = new AtomicInteger();
 
   @BeforeEach
   void setUp() throws IOException {
     cacheDir = work.resolve("cache");
-    cache = new ArtifactCache(cacheDir);
-    http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    mirror = Files.createDirectories(work.resolve("mirror"));
+    try {
+      https = new SelfSignedHttps();
+    } catch (Exception e) {
+      throw new IOException(e);
+    }
+    http = https.server;
+    cache = new ArtifactCache(cacheDir, ArtifactSourcePolicy.mirror(mirror), https.client);
     http.createContext(
         "/k3s",
         exchange -> {
@@ -77,8 +84,8 @@ class ArtifactCacheTest {
   }
 
   @Test
-  void fetchesAnAbsolutePathIntoAFileNamedByDigest() throws Exception {
-    Path source = Files.write(work.resolve("k3s"), CONTENT);
+  void fetchesAnAbsolutePathBelowTheMirrorIntoAFileNamedByDigest() throws Exception {
+    Path source = Files.write(mirror.resolve("k3s"), CONTENT);
 
     Path cached = cache.fetch(artifact(source.toString(), sha256(CONTENT), CONTENT.length));
 
@@ -87,8 +94,8 @@ class ArtifactCacheTest {
   }
 
   @Test
-  void fetchesAFileUri() throws Exception {
-    Path source = Files.write(work.resolve("k3s"), CONTENT);
+  void fetchesAFileUriBelowTheMirror() throws Exception {
+    Path source = Files.write(mirror.resolve("k3s"), CONTENT);
 
     Path cached = cache.fetch(artifact(source.toUri().toString(), sha256(CONTENT), 0));
 
@@ -96,7 +103,7 @@ class ArtifactCacheTest {
   }
 
   @Test
-  void downloadsOverHttpOnceAndReusesTheCachedFile() throws Exception {
+  void downloadsOverHttpsOnceAndReusesTheCachedFile() throws Exception {
     Artifact a = artifact(url("/k3s"), sha256(CONTENT), CONTENT.length);
 
     cache.fetch(a);
@@ -128,6 +135,8 @@ class ArtifactCacheTest {
             () -> cache.fetch(artifact(url("/k3s"), other, 0)));
 
     assertEquals(true, failure.isNonRetryable());
+    assertEquals("artifact k3s does not match its expected sha256 " + other, failure.getOriginalMessage());
+    assertFalse(failure.getOriginalMessage().contains(sha256(CONTENT)), "never the actual digest");
     try (Stream<Path> files = Files.list(cacheDir)) {
       assertEquals(List.of(), files.toList(), "no file, not even a temp file, is left behind");
     }
@@ -142,15 +151,15 @@ class ArtifactCacheTest {
     assertFalse(http404.isNonRetryable());
     assertFailure(
         UpgradeFailures.ARTIFACT_UNAVAILABLE,
-        () -> cache.fetch(artifact(work.resolve("nope").toString(), sha256(CONTENT), 0)));
+        () -> cache.fetch(artifact(mirror.resolve("nope").toString(), sha256(CONTENT), 0)));
     assertFailure(
         UpgradeFailures.ARTIFACT_UNAVAILABLE,
-        () -> cache.fetch(artifact("http://127.0.0.1:1/k3s", sha256(CONTENT), 0)));
+        () -> cache.fetch(artifact("https://127.0.0.1:1/k3s", sha256(CONTENT), 0)));
   }
 
   @Test
   void wrongDeclaredSizeIsRefused() throws Exception {
-    Path source = Files.write(work.resolve("k3s"), CONTENT);
+    Path source = Files.write(mirror.resolve("k3s"), CONTENT);
 
     assertFailure(
         UpgradeFailures.INVALID_REQUEST,
@@ -175,7 +184,58 @@ class ArtifactCacheTest {
     assertEquals(1, httpRequests.get());
   }
 
+  @Test
+  void plainHttpIsRefusedBeforeAnyRequest() throws Exception {
+    String plain = url("/k3s").replace("https:", "http:");
+    ApplicationFailure failure =
+        assertFailure(UpgradeFailures.INVALID_REQUEST, () -> cache.fetch(artifact(plain, sha256(CONTENT), 0)));
+    assertEquals(true, failure.getOriginalMessage().contains("source scheme http is not allowed"), failure.getMessage());
+    assertEquals(0, httpRequests.get());
+  }
+
+  @Test
+  void localFilesOutsideTheMirrorAreRefusedUnread() throws Exception {
+    Path token = Files.write(work.resolve("token"), "service account token".getBytes(StandardCharsets.UTF_8));
+    Files.createSymbolicLink(mirror.resolve("link"), token);
+    for (String source : List.of(token.toString(), token.toUri().toString(), mirror + "/../token",
+        mirror.resolve("link").toString())) {
+      ApplicationFailure failure = assertFailure(UpgradeFailures.INVALID_REQUEST,
+          () -> cache.fetch(artifact(source, sha256("x".getBytes(StandardCharsets.UTF_8)), 0)));
+      assertFalse(failure.getOriginalMessage().contains(sha256(Files.readAllBytes(token))), source);
+    }
+    ArtifactCache noMirror = new ArtifactCache(cacheDir, ArtifactSourcePolicy.httpsOnly(), https.client);
+    ApplicationFailure none = assertFailure(UpgradeFailures.INVALID_REQUEST,
+        () -> noMirror.fetch(artifact(mirror.resolve("k3s").toString(), sha256(CONTENT), 0)));
+    assertEquals(true, none.getOriginalMessage().contains("INPLACE_ARTIFACT_MIRROR_DIR"), none.getMessage());
+  }
+
+  @Test
+  void aHostOutsideTheAllowlistIsRefused() throws Exception {
+    ArtifactCache strict = new ArtifactCache(cacheDir,
+        new ArtifactSourcePolicy(Set.of("releases.example"), null, ArtifactSourcePolicy.DEFAULT_MAX_BYTES), https.client);
+    ApplicationFailure failure = assertFailure(UpgradeFailures.INVALID_REQUEST,
+        () -> strict.fetch(artifact(url("/k3s"), sha256(CONTENT), 0)));
+    assertEquals(true, failure.getOriginalMessage().contains("host 127.0.0.1 is not in the allowed artifact hosts"),
+        failure.getMessage());
+    assertEquals(0, httpRequests.get());
+  }
+
+  @Test
+  void anUndeclaredSizeStopsAtTheCapAndADeclaredOneAboveItIsRefused() throws Exception {
+    ArtifactCache capped = new ArtifactCache(cacheDir, new ArtifactSourcePolicy(Set.of(), mirror, 8), https.client);
+    ApplicationFailure stopped = assertFailure(UpgradeFailures.INVALID_REQUEST,
+        () -> capped.fetch(artifact(url("/k3s"), sha256(CONTENT), 0)));
+    assertEquals("artifact k3s is larger than the worker's limit of 8 bytes (INPLACE_ARTIFACT_MAX_BYTES)",
+        stopped.getOriginalMessage());
+    ApplicationFailure declared = assertFailure(UpgradeFailures.INVALID_REQUEST,
+        () -> capped.fetch(artifact(url("/k3s"), sha256(CONTENT), CONTENT.length)));
+    assertEquals(true, declared.getOriginalMessage().contains("above the worker's limit of 8"), declared.getMessage());
+    try (Stream<Path> files = Files.list(cacheDir)) {
+      assertEquals(List.of(), files.toList());
+    }
+  }
+
   private String url(String path) {
-    return "http://127.0.0.1:" + http.getAddress().getPort() + path;
+    return https.url(path);
   }
 }

@@ -82,7 +82,7 @@ class HostActivitiesIT {
     host = node.access("root");
     activities =
         new HostActivitiesImpl(
-            node.connector(), new ArtifactCache(work.resolve("cache")), HostDistribution.k3s());
+            node.connector(), new ArtifactCache(work.resolve("cache"), dev.inplace.activities.artifacts.ArtifactSourcePolicy.mirror(work.resolve("releases"))), HostDistribution.k3s());
     Path releases = Files.createDirectories(work.resolve("releases"));
     k3s =
         new Artifact(

@@ -125,8 +125,42 @@ class KubeClientsTest {
       ApplicationFailure failure =
           assertThrows(ApplicationFailure.class, () -> clients.workload(CLUSTER));
 
-      assertEquals(UpgradeFailures.KUBERNETES_API_ERROR, failure.getType());
+      assertEquals(UpgradeFailures.INVALID_REQUEST, failure.getType());
       assertFalse(failure.getOriginalMessage().contains("c2VjcmV0"), failure.getOriginalMessage());
+    }
+  }
+
+  @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+  @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', value = {
+    "exec | users | user | 'exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/sh, args: [-c, touch MARKER]}' | it runs a command in the worker",
+    "auth-provider | users | user | 'auth-provider: {name: oidc, config: {client-id: x}}' | it runs an auth plugin",
+    "tokenFile | users | user | 'tokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token' | it reads a file of the worker",
+    "client-certificate | users | user | 'client-certificate: /etc/worker/tls.crt' | use client-certificate-data",
+    "client-key | users | user | 'client-key: /etc/worker/tls.key' | use client-key-data",
+    "certificate-authority | clusters | cluster | 'certificate-authority: /etc/ssl/ca.crt' | use certificate-authority-data",
+    "proxy-url | clusters | cluster | 'proxy-url: http://evil.example:3128' | only inline data is accepted",
+  })
+  void everyFormButInlineDataIsRefusedBeforeParsing(
+      String form, String list, String field, String entry, String why, @org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp) {
+    java.nio.file.Path marker = tmp.resolve("ran");
+    String yaml = KubeFixtures.kubeconfig(server.url("/"))
+        .replace("    token: test-token-not-a-secret", "    token: test-token-not-a-secret\n    " + (field.equals("user") ? entry : "x: y"))
+        .replace("    server: " + server.url("/"), "    server: " + server.url("/") + (field.equals("cluster") ? "\n    " + entry : ""))
+        .replace("MARKER", marker.toString());
+    if (field.equals("cluster")) {
+      yaml = yaml.replace("\n    x: y", "");
+    }
+    KubeFixtures.createKubeconfigSecret(client, CLUSTER, yaml);
+    try (KubeClients clients = clients()) {
+      ApplicationFailure failure = assertThrows(ApplicationFailure.class, () -> clients.workload(CLUSTER));
+
+      assertEquals(UpgradeFailures.INVALID_REQUEST, failure.getType());
+      String expected = list + "[" + (field.equals("user") ? "admin" : "workload") + "]." + field + "." + form
+          + " is not allowed";
+      assertTrue(failure.getOriginalMessage().contains(expected), failure.getOriginalMessage());
+      assertTrue(failure.getOriginalMessage().contains(why), failure.getOriginalMessage());
+      assertFalse(failure.getOriginalMessage().contains("/etc/"), "never a value: " + failure.getOriginalMessage());
+      assertFalse(java.nio.file.Files.exists(marker), "the exec command must never run");
     }
   }
 

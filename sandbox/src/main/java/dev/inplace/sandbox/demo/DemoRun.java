@@ -142,7 +142,7 @@ public final class DemoRun {
     InplaceCrds.install(management);
     String ns = Estate.NAMESPACE;
     try (UpgradeWatcher watcher = UpgradeWatcher.start(management, client, taskQueue,
-        WatcherOptions.defaults().withStatusInterval(Duration.ofMillis(250)))) {
+        WatcherOptions.defaults().withStatusInterval(Duration.ofMillis(250)), estate.artifactPolicy())) {
       management.resource(CatalogueReference.configMap(ns, "k3s-releases", catalogueJson())).create();
       SshSettings ssh = estate.ssh();
       ControlPlaneUpgradeSpec cpSpec = new ControlPlaneUpgradeSpec();

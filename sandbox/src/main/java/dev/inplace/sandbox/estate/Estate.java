@@ -1,5 +1,6 @@
 package dev.inplace.sandbox.estate;
 
+import dev.inplace.activities.artifacts.ArtifactSourcePolicy;
 import dev.inplace.sandbox.hosts.KubeletSimulator;
 import dev.inplace.sandbox.hosts.SandboxHost;
 import dev.inplace.sandbox.hosts.SandboxHosts;
@@ -138,7 +139,9 @@ public final class Estate implements AutoCloseable {
   private static void seedManagement(
       SandboxApiServer management, SandboxApiServer workload, SandboxHosts hosts, EstateSpec spec, List<EstateNode> nodes) {
     KubernetesClient client = management.client();
-    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
+    // Opted in to in-place updates, as the ExtensionConfig's namespaceSelector and UpdateMachine require.
+    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE)
+        .addToLabels("upgrade.inplace.dev/in-place", "true").endMetadata().build()).create();
     secret(client, KUBECONFIG_SECRET, Map.of("value", workload.kubeconfig()), "cluster.x-k8s.io/secret");
     secret(client, SSH_KEY_SECRET, Map.of(SshSettings.PRIVATE_KEY_DATA_KEY, hosts.clientPrivateKey()), "Opaque");
     secret(client, KNOWN_HOSTS_SECRET, Map.of(SshSettings.KNOWN_HOSTS_DATA_KEY, hosts.knownHosts()), "Opaque");
@@ -341,6 +344,9 @@ public final class Estate implements AutoCloseable {
   public Path dir() { return dir; }
   public Path catalogue() { return catalogue; }
   public FakeReleases releases() { return releases; }
+
+  /** The worker's artifact sources: the fake releases as a local mirror (INPLACE_ARTIFACT_MIRROR_DIR). */
+  public ArtifactSourcePolicy artifactPolicy() { return ArtifactSourcePolicy.mirror(releases.artifactsDir()); }
   public KubernetesClient management() { return management.client(); }
   public KubernetesClient workload() { return workload.client(); }
   public SandboxHosts hosts() { return hosts; }

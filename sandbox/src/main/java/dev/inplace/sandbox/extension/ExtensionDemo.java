@@ -23,7 +23,6 @@ import java.nio.file.Files;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -60,7 +59,7 @@ public final class ExtensionDemo {
     String ns = Estate.NAMESPACE;
     management.resource(CatalogueReference.configMap(ns, CATALOGUE_CONFIG_MAP, catalogueJson())).create();
     DemoTls tls = DemoTls.create(estate.dir().resolve("extension-tls"));
-    ExtensionOptions serverOptions = ExtensionOptions.loopback(tls.serverCert, tls.serverKey, Optional.of(tls.caCert));
+    ExtensionOptions serverOptions = ExtensionOptions.loopback(tls.serverCert, tls.serverKey, tls.caCert);
     Map<String, String> settings = new LinkedHashMap<>();
     settings.put("sshUser", estate.ssh().user());
     settings.put("sshPort", Integer.toString(estate.ssh().port()));
@@ -69,7 +68,8 @@ public final class ExtensionDemo {
     settings.put("readyTimeoutSeconds", Long.toString(options.readyTimeoutSeconds()));
 
     Map<String, CapiSimulator.Outcome> outcomes = new LinkedHashMap<>();
-    try (CapiExtension extension = CapiExtension.start(serverOptions, management, client, taskQueue)) {
+    try (CapiExtension extension = CapiExtension.start(serverOptions, management, client, taskQueue,
+        estate.artifactPolicy())) {
       HookClient hooks = new HookClient(tls.clientContext(), extension.port(), "/inplace");
       hooks.discover();
       say("ExtensionConfig inplace: discovered can-update-machine, can-update-machineset, update-machine"

@@ -271,6 +271,41 @@ class DeployManifestsTest {
   }
 
   @org.junit.jupiter.api.Test
+  @SuppressWarnings("unchecked")
+  void theExtensionOverlayRequiresTheCapiManagersClientCertificatesAndAdmitsOnlyTheirNamespaces() {
+    List<HasMetadata> objects = Kustomize.render("extension");
+    Deployment d = deployment(objects);
+    Container c = worker(d);
+    PodSpec pod = d.getSpec().getTemplate().getSpec();
+    GenericKubernetesResource serving = generic(objects, "Certificate", "inplace-extension");
+    // Mutual TLS: the client CA is the ca.crt of the serving Certificate's Secret, whose issuer also
+    // signs the managers' client certificates.
+    Path ca = Path.of(env(c, ExtensionOptions.CLIENT_CA).getValue());
+    assertEquals("ca.crt", ca.getFileName().toString());
+    assertEquals(spec(serving).get("secretName"), volumeAt(pod, c, ca.getParent().toString()).getSecret().getSecretName());
+    assertTrue(c.getEnv().stream().noneMatch(e -> e.getName().equals(ExtensionOptions.ALLOW_UNAUTHENTICATED)));
+    Object issuer = spec(serving).get("issuerRef");
+    List<String> clientNamespaces = Kustomize.all(objects, GenericKubernetesResource.class).stream()
+        .filter(r -> "Certificate".equals(r.getKind()) && "inplace-extension-client".equals(r.getMetadata().getName()))
+        .peek(r -> assertEquals(issuer, spec(r).get("issuerRef"), "client certificates come from the serving CA"))
+        .peek(r -> assertTrue(((List<String>) spec(r).get("usages")).contains("client auth")))
+        .map(r -> r.getMetadata().getNamespace()).sorted().toList();
+    assertEquals(List.of("capi-kubeadm-control-plane-system", "capi-system"), clientNamespaces);
+
+    io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy policy = Kustomize.one(objects,
+        io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy.class, "inplace-extension");
+    assertEquals(d.getSpec().getSelector().getMatchLabels(), policy.getSpec().getPodSelector().getMatchLabels());
+    var https = policy.getSpec().getIngress().stream()
+        .filter(r -> r.getPorts().stream().anyMatch(p -> "https".equals(p.getPort().getStrVal()))).toList();
+    assertEquals(1, https.size(), "one rule admits the hook port");
+    assertEquals(clientNamespaces, https.get(0).getFrom().get(0).getNamespaceSelector().getMatchExpressions().get(0)
+        .getValues().stream().sorted().toList(), "only the namespaces holding a client certificate");
+    assertTrue(policy.getSpec().getIngress().stream().filter(r -> r.getFrom() == null || r.getFrom().isEmpty())
+        .allMatch(r -> r.getPorts().stream().noneMatch(p -> "https".equals(p.getPort().getStrVal()))),
+        "the hook port is never open to everyone");
+  }
+
+  @org.junit.jupiter.api.Test
   void theNamespacedOverlayReadsSecretsAndConfigMapsOnlyInTheWatchedNamespace() {
     List<HasMetadata> objects = Kustomize.render("namespaced");
     String watched = env(worker(deployment(objects)), WatcherOptions.WATCH_NAMESPACE).getValue();

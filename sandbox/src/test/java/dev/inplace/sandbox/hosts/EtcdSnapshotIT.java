@@ -66,7 +66,7 @@ class EtcdSnapshotIT {
         new SshConnector((namespace, name) -> secrets.get(name), SshClientOptions.defaults());
     activities =
         new HostActivitiesImpl(
-            ssh, new ArtifactCache(estate.resolve("cache")), HostDistribution.k3s());
+            ssh, new ArtifactCache(estate.resolve("cache"), dev.inplace.activities.artifacts.ArtifactSourcePolicy.mirror(estate.resolve("artifacts"))), HostDistribution.k3s());
     access =
         new HostAccess(
             "team-a",

@@ -69,7 +69,7 @@ class ObservabilityIT {
         List<String> inFlightSeen = new CopyOnWriteArrayList<>();
         try (TemporalConnection temporal = EmbeddedTemporal.start(metrics.scope());
             InplaceWorker worker = InplaceWorker.start(temporal.client(), WorkflowIds.TASK_QUEUE, estate.management(),
-                dir.resolve("cache"), new RunMetricsInterceptor(metrics.registry()))) {
+                dir.resolve("cache"), estate.artifactPolicy(), new RunMetricsInterceptor(metrics.registry()))) {
           temporalRef.set(temporal);
           workerRef.set(worker);
           AtomicBoolean running = new AtomicBoolean(true);

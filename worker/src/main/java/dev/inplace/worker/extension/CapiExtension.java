@@ -1,5 +1,8 @@
 package dev.inplace.worker.extension;
 
+import dev.inplace.activities.artifacts.ArtifactSourcePolicy;
+import dev.inplace.worker.intake.ArtifactSettings;
+import dev.inplace.worker.intake.RunIntake;
 import dev.inplace.activities.kube.KubeClients;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.temporal.client.WorkflowClient;
@@ -23,9 +26,17 @@ public final class CapiExtension implements AutoCloseable {
   /** Starts serving; the management client stays the caller's. */
   public static CapiExtension start(
       ExtensionOptions options, KubernetesClient management, WorkflowClient client, String taskQueue) {
+    return start(options, management, client, taskQueue, ArtifactSettings.fromEnvironment(System.getenv()));
+  }
+
+  /** As above, with the catalogue source policy given (the sandbox's local mirror). */
+  public static CapiExtension start(
+      ExtensionOptions options, KubernetesClient management, WorkflowClient client, String taskQueue,
+      ArtifactSourcePolicy artifacts) {
     KubeClients kubeClients = new KubeClients(management);
     TemporalNodeRuns runs = new TemporalNodeRuns(client, taskQueue);
-    UpdateMachineHook update = new UpdateMachineHook(management, runs, new KubeWorkloadNodes(kubeClients));
+    UpdateMachineHook update = new UpdateMachineHook(management, runs, new KubeWorkloadNodes(kubeClients),
+        new RunIntake(management, artifacts));
     try {
       HookServer server =
           HookServer.start(options, CanUpdateHook::canUpdateMachine, CanUpdateHook::canUpdateMachineSet, update::handle);

@@ -16,11 +16,12 @@ import java.util.Optional;
  * @param tlsCert PEM certificate chain the server presents (cert-manager's {@code tls.crt})
  * @param tlsKey PEM private key of that certificate (cert-manager's {@code tls.key}; PKCS#8, or
  *     PKCS#1 RSA / SEC1 EC)
- * @param clientCa when set, clients must present a certificate signed by one of these CAs (the CAPI
- *     managers' {@code --runtime-extension-client-cert-file})
+ * @param clientCa clients must present a certificate signed by one of these CAs (the CAPI managers'
+ *     {@code --runtime-extension-client-cert-file}); required unless {@code allowUnauthenticated}
  * @param maxBodyBytes larger requests are answered 413 without being read
  * @param readTimeout a request (headers and body) must arrive within this, or the connection is closed
  * @param threads requests handled at once; more wait in a short queue, beyond it connections are closed
+ * @param allowUnauthenticated serve without client certificates (an explicit, logged opt-out of mTLS)
  */
 public record ExtensionOptions(
     String bindAddress,
@@ -30,7 +31,8 @@ public record ExtensionOptions(
     Optional<Path> clientCa,
     int maxBodyBytes,
     Duration readTimeout,
-    int threads) {
+    int threads,
+    boolean allowUnauthenticated) {
 
   public static final String EXTENSION = "INPLACE_EXTENSION";
   public static final String BIND_ADDRESS = "INPLACE_EXTENSION_BIND_ADDRESS";
@@ -41,10 +43,12 @@ public record ExtensionOptions(
   public static final String MAX_BODY_BYTES = "INPLACE_EXTENSION_MAX_BODY_BYTES";
   public static final String READ_TIMEOUT_SECONDS = "INPLACE_EXTENSION_READ_TIMEOUT_SECONDS";
   public static final String THREADS = "INPLACE_EXTENSION_THREADS";
+  public static final String ALLOW_UNAUTHENTICATED = "INPLACE_EXTENSION_ALLOW_UNAUTHENTICATED";
 
   /** Every key {@link #fromEnvironment} reads; docs/configuration.md lists each (a test checks). */
   public static final List<String> KEYS =
-      List.of(EXTENSION, BIND_ADDRESS, PORT, TLS_CERT, TLS_KEY, CLIENT_CA, MAX_BODY_BYTES, READ_TIMEOUT_SECONDS, THREADS);
+      List.of(EXTENSION, BIND_ADDRESS, PORT, TLS_CERT, TLS_KEY, CLIENT_CA, MAX_BODY_BYTES, READ_TIMEOUT_SECONDS, THREADS,
+          ALLOW_UNAUTHENTICATED);
 
   public static final int DEFAULT_PORT = 9443;
   public static final int DEFAULT_MAX_BODY_BYTES = 1 << 20;
@@ -59,6 +63,10 @@ public record ExtensionOptions(
       throw new IllegalArgumentException("the extension needs a TLS certificate and key");
     }
     clientCa = clientCa == null ? Optional.empty() : clientCa;
+    if (clientCa.isEmpty() && !allowUnauthenticated) {
+      throw new IllegalArgumentException("the extension needs a client CA (mutual TLS) unless unauthenticated"
+          + " callers are explicitly allowed");
+    }
     if (maxBodyBytes < 1024) {
       throw new IllegalArgumentException("the extension's body limit must be at least 1024 bytes");
     }
@@ -70,18 +78,26 @@ public record ExtensionOptions(
     }
   }
 
-  /** Loopback, an ephemeral port, default limits: for tests and the sandbox. */
-  public static ExtensionOptions loopback(Path tlsCert, Path tlsKey, Optional<Path> clientCa) {
-    return new ExtensionOptions(
-        "127.0.0.1", 0, tlsCert, tlsKey, clientCa, DEFAULT_MAX_BODY_BYTES, DEFAULT_READ_TIMEOUT, DEFAULT_THREADS);
+  /** Loopback, an ephemeral port, default limits, mutual TLS with {@code clientCa}: for tests and the sandbox. */
+  public static ExtensionOptions loopback(Path tlsCert, Path tlsKey, Path clientCa) {
+    return new ExtensionOptions("127.0.0.1", 0, tlsCert, tlsKey, Optional.of(clientCa), DEFAULT_MAX_BODY_BYTES,
+        DEFAULT_READ_TIMEOUT, DEFAULT_THREADS, false);
+  }
+
+  /** Loopback without client certificates (the explicit opt-out): for tests. */
+  public static ExtensionOptions loopbackUnauthenticated(Path tlsCert, Path tlsKey) {
+    return new ExtensionOptions("127.0.0.1", 0, tlsCert, tlsKey, Optional.empty(), DEFAULT_MAX_BODY_BYTES,
+        DEFAULT_READ_TIMEOUT, DEFAULT_THREADS, true);
   }
 
   public ExtensionOptions withReadTimeout(Duration timeout) {
-    return new ExtensionOptions(bindAddress, port, tlsCert, tlsKey, clientCa, maxBodyBytes, timeout, threads);
+    return new ExtensionOptions(bindAddress, port, tlsCert, tlsKey, clientCa, maxBodyBytes, timeout, threads,
+        allowUnauthenticated);
   }
 
   public ExtensionOptions withMaxBodyBytes(int limit) {
-    return new ExtensionOptions(bindAddress, port, tlsCert, tlsKey, clientCa, limit, readTimeout, threads);
+    return new ExtensionOptions(bindAddress, port, tlsCert, tlsKey, clientCa, limit, readTimeout, threads,
+        allowUnauthenticated);
   }
 
   /**
@@ -107,6 +123,15 @@ public record ExtensionOptions(
     key.filter(p -> !p.toFile().isFile()).ifPresent(p -> problems.add(TLS_KEY + ": no file " + p));
     Optional<Path> ca = value(env, CLIENT_CA).map(Path::of);
     ca.filter(p -> !p.toFile().isFile()).ifPresent(p -> problems.add(CLIENT_CA + ": no file " + p));
+    Optional<String> open = value(env, ALLOW_UNAUTHENTICATED);
+    if (open.isPresent() && !open.get().equalsIgnoreCase("true") && !open.get().equalsIgnoreCase("false")) {
+      problems.add(ALLOW_UNAUTHENTICATED + " must be true or false, got '" + open.get() + "'");
+    }
+    boolean allowUnauthenticated = open.isPresent() && open.get().equalsIgnoreCase("true");
+    if (ca.isEmpty() && !allowUnauthenticated) {
+      problems.add(CLIENT_CA + " is required: the hooks are served with mutual TLS only (the CAPI managers'"
+          + " client certificate CA); set " + ALLOW_UNAUTHENTICATED + "=true to serve without it");
+    }
     int port = number(env, PORT, DEFAULT_PORT, 1, 65535, problems);
     int maxBody = number(env, MAX_BODY_BYTES, DEFAULT_MAX_BODY_BYTES, 1024, 20 << 20, problems);
     int readTimeout = number(env, READ_TIMEOUT_SECONDS, (int) DEFAULT_READ_TIMEOUT.toSeconds(), 1, 300, problems);
@@ -123,7 +148,8 @@ public record ExtensionOptions(
             ca,
             maxBody,
             Duration.ofSeconds(readTimeout),
-            threads));
+            threads,
+            allowUnauthenticated));
   }
 
   private static Optional<String> value(Map<String, String> env, String key) {

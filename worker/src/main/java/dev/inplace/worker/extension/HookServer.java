@@ -112,8 +112,13 @@ public final class HookServer implements AutoCloseable {
 
     setIfAbsent(MAX_REQUEST_TIME_PROPERTY, Long.toString(options.readTimeout().toSeconds()));
     setIfAbsent(MAX_RESPONSE_TIME_PROPERTY, Long.toString(Hooks.TIMEOUT_SECONDS * 3L));
-    SSLContext tls = PemTls.serverContext(options.tlsCert(), options.tlsKey(), options.clientCa());
+    SSLContext tls = ReloadingTls.serverContext(options.tlsCert(), options.tlsKey(), options.clientCa());
     boolean clientAuth = options.clientCa().isPresent();
+    if (!clientAuth) {
+      log.warn("CAPI runtime extension serving WITHOUT client certificates ({}=true): anyone who reaches"
+          + " its port can call UpdateMachine; set {} for mutual TLS", ExtensionOptions.ALLOW_UNAUTHENTICATED,
+          ExtensionOptions.CLIENT_CA);
+    }
     HttpsServer server;
     try {
       server = HttpsServer.create(new InetSocketAddress(options.bindAddress(), options.port()), 64);

@@ -30,8 +30,8 @@ import javax.net.ssl.TrustManagerFactory;
  * An {@link SSLContext} from PEM files as cert-manager writes them ({@code tls.crt}, {@code tls.key},
  * {@code ca.crt}), with the JDK only. Keys may be PKCS#8 ({@code PRIVATE KEY}), PKCS#1 RSA ({@code RSA
  * PRIVATE KEY}, cert-manager's default for RSA) or SEC1 EC ({@code EC PRIVATE KEY}, its default for
- * ECDSA); encrypted keys are not supported. Files are read once: a renewed certificate is picked up
- * when the worker restarts (cert-manager renews well before expiry).
+ * ECDSA); encrypted keys are not supported. The server re-reads them when they change
+ * ({@link ReloadingTls}).
  */
 final class PemTls {
   private static final Pattern BLOCK =
@@ -87,9 +87,14 @@ final class PemTls {
   }
 
   static List<X509Certificate> certificates(Path file) throws GeneralSecurityException {
+    return certificates(file, bytes(file));
+  }
+
+  /** The certificates of {@code pem}, the contents of {@code file} (named in errors). */
+  static List<X509Certificate> certificates(Path file, byte[] pem) throws GeneralSecurityException {
     CertificateFactory factory = CertificateFactory.getInstance("X.509");
     List<X509Certificate> result = new ArrayList<>();
-    for (Block block : blocks(file)) {
+    for (Block block : blocks(pem)) {
       if (block.type().equals("CERTIFICATE")) {
         Collection<? extends Certificate> parsed = factory.generateCertificates(new ByteArrayInputStream(block.der()));
         parsed.forEach(c -> result.add((X509Certificate) c));
@@ -99,7 +104,12 @@ final class PemTls {
   }
 
   static PrivateKey privateKey(Path file) throws GeneralSecurityException {
-    for (Block block : blocks(file)) {
+    return privateKey(file, bytes(file));
+  }
+
+  /** The private key of {@code pem}, the contents of {@code file} (named in errors). */
+  static PrivateKey privateKey(Path file, byte[] pem) throws GeneralSecurityException {
+    for (Block block : blocks(pem)) {
       switch (block.type()) {
         case "PRIVATE KEY":
           return pkcs8(block.der(), file);
@@ -136,13 +146,16 @@ final class PemTls {
 
   private record Block(String type, byte[] der) {}
 
-  private static List<Block> blocks(Path file) {
-    String text;
+  private static byte[] bytes(Path file) {
     try {
-      text = Files.readString(file, StandardCharsets.US_ASCII);
+      return Files.readAllBytes(file);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + file, e);
     }
+  }
+
+  private static List<Block> blocks(byte[] pem) {
+    String text = new String(pem, StandardCharsets.US_ASCII);
     List<Block> blocks = new ArrayList<>();
     Matcher m = BLOCK.matcher(text);
     while (m.find()) {

@@ -1,5 +1,8 @@
 package dev.inplace.worker.extension;
 
+import dev.inplace.worker.intake.IntakeRefusal;
+import dev.inplace.worker.intake.RunIntake;
+import dev.inplace.workflows.api.MachineInfo;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -19,9 +22,8 @@ import dev.inplace.workflows.api.PdbBlockedAction;
 import dev.inplace.workflows.api.ReleaseCatalogue;
 import dev.inplace.workflows.api.SshSettings;
 import dev.inplace.workflows.api.WorkflowIds;
-import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -58,16 +60,22 @@ final class UpdateMachineHook {
 
   private static final ObjectMapper CANONICAL =
       JsonMapper.builder().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS).build();
-  private static final String KUBECONFIG_KEY = "value";
+  /**
+   * On the Machine's Namespace: the opt-in label the ExtensionConfig's namespaceSelector uses.
+   * Checked again here, so a caller that reaches the Service directly cannot act elsewhere.
+   */
+  static final String OPT_IN_LABEL = "upgrade.inplace.dev/in-place";
 
   private final KubernetesClient management;
   private final NodeRuns runs;
   private final WorkloadNodes nodes;
+  private final RunIntake intake;
 
-  UpdateMachineHook(KubernetesClient management, NodeRuns runs, WorkloadNodes nodes) {
+  UpdateMachineHook(KubernetesClient management, NodeRuns runs, WorkloadNodes nodes, RunIntake intake) {
     this.management = management;
     this.runs = runs;
     this.nodes = nodes;
+    this.intake = intake;
   }
 
   ObjectNode handle(JsonNode request) {
@@ -81,6 +89,11 @@ final class UpdateMachineHook {
     String target = required(desired, "/spec/version");
     if (!KubeVersion.isValid(target)) {
       throw new BadRequest("desired.machine.spec.version '" + target + "' is not a Kubernetes version");
+    }
+    if (!optedIn(namespace)) {
+      // The same answer whether or not the namespace, Machine, Secrets or ConfigMap exist.
+      return Hooks.failure(Hooks.UPDATE_MACHINE, "namespace " + namespace + " is not opted in to in-place updates"
+          + " (label " + OPT_IN_LABEL + "=true)");
     }
     GenericKubernetesResource machine =
         management.genericKubernetesResources(CapiResources.MACHINE).inNamespace(namespace).withName(name).get();
@@ -173,6 +186,9 @@ final class UpdateMachineHook {
       upgrade = upgradeRequest(settings, request, machine, cluster, nodeName, target);
     } catch (IllegalArgumentException e) {
       return Hooks.failure(Hooks.UPDATE_MACHINE, "cannot upgrade node " + nodeName + ": " + e.getMessage());
+    } catch (IntakeRefusal e) {
+      return Hooks.failure(Hooks.UPDATE_MACHINE, "cannot upgrade node " + nodeName + ": " + e.type() + ": "
+          + e.getMessage());
     }
     management.genericKubernetesResources(CapiResources.MACHINE).inNamespace(cluster.namespace())
         .withName(machine.getMetadata().getName())
@@ -186,7 +202,7 @@ final class UpdateMachineHook {
 
   private NodeUpgradeRequest upgradeRequest(
       HookSettings settings, JsonNode request, GenericKubernetesResource machine, ClusterRef cluster, String nodeName,
-      String target) {
+      String target) throws IntakeRefusal {
     String bootstrapKind = request.path("desired").path("bootstrapConfig").path("kind").asText("");
     Distribution distribution = CanUpdateHook.distributionOf(bootstrapKind, settings, target)
         .orElseThrow(() -> new IllegalArgumentException("bootstrap config kind '" + bootstrapKind
@@ -196,11 +212,12 @@ final class UpdateMachineHook {
         controlPlane ? NodeRole.CONTROL_PLANE : NodeRole.WORKER, address(machine));
     SshSettings ssh = new SshSettings(settings.sshUser(), settings.sshPort(), settings.sshKeySecret(cluster.name()),
         settings.knownHostsSecret(cluster.name()), settings.jumpHost().orElse(null));
-    requireSecret(cluster.namespace(), ssh.privateKeySecret(), SshSettings.PRIVATE_KEY_DATA_KEY);
-    requireSecret(cluster.namespace(), ssh.knownHostsSecret(), SshSettings.KNOWN_HOSTS_DATA_KEY);
-    requireSecret(cluster.namespace(), cluster.name() + "-kubeconfig", KUBECONFIG_KEY);
+    intake.requireRunSecrets(cluster, ssh);
+    RunIntake.checkSkew(List.of(new MachineInfo(node.machineName(), nodeName, node.role(), node.address(), null,
+        currentKubelet(cluster, nodeName), "")), target);
     String arch = settings.arch();
-    ReleaseCatalogue.Release release = catalogue(cluster, settings).find(target, distribution, arch);
+    ReleaseCatalogue.Release release = intake.release(cluster.namespace(), settings.catalogueConfigMap(cluster.name()),
+        settings.catalogueKey(), target, distribution, arch);
     NodeUpgradeRequest upgrade = new NodeUpgradeRequest(node, distribution, target, release.artifacts(),
         distribution.defaultProfile(), ssh,
         new DrainOptions(settings.drainTimeoutSeconds(), true, false, PdbBlockedAction.FAIL, settings.skipDrain()),
@@ -217,30 +234,20 @@ final class UpdateMachineHook {
     return upgrade;
   }
 
-  private ReleaseCatalogue catalogue(ClusterRef cluster, HookSettings settings) {
-    String name = settings.catalogueConfigMap(cluster.name());
-    String what = "release catalogue ConfigMap " + cluster.namespace() + "/" + name;
-    ConfigMap map = management.configMaps().inNamespace(cluster.namespace()).withName(name).get();
-    if (map == null) {
-      throw new IllegalArgumentException(what + " not found");
+  /** What the Node's kubelet reports, or null when it cannot be read (its NodeUpgrade preflight checks again). */
+  private String currentKubelet(ClusterRef cluster, String nodeName) {
+    try {
+      return nodes.kubeletVersion(cluster, nodeName).orElse(null);
+    } catch (RuntimeException e) {
+      return null;
     }
-    String json = map.getData() == null ? null : map.getData().get(settings.catalogueKey());
-    if (json == null) {
-      throw new IllegalArgumentException(what + " has no key " + settings.catalogueKey());
-    }
-    return ReleaseCatalogue.parse(json, what);
   }
 
-  private void requireSecret(String namespace, String name, String key) {
-    Secret secret = management.secrets().inNamespace(namespace).withName(name).get();
-    if (secret == null) {
-      throw new IllegalArgumentException("Secret " + namespace + "/" + name + " not found");
-    }
-    boolean present = (secret.getData() != null && secret.getData().containsKey(key))
-        || (secret.getStringData() != null && secret.getStringData().containsKey(key));
-    if (!present) {
-      throw new IllegalArgumentException("Secret " + namespace + "/" + name + " has no data key " + key);
-    }
+  private boolean optedIn(String namespace) {
+    Namespace ns = management.namespaces().withName(namespace).get();
+    Map<String, String> labels = ns == null || ns.getMetadata().getLabels() == null ? Map.of()
+        : ns.getMetadata().getLabels();
+    return "true".equals(labels.get(OPT_IN_LABEL));
   }
 
   private static ObjectNode inProgress(HookSettings settings, String message) {

@@ -23,17 +23,16 @@ import dev.inplace.workflows.api.NodeUpgradeTemplate;
 import dev.inplace.workflows.api.PdbBlockedAction;
 import dev.inplace.workflows.api.ReleaseCatalogue;
 import dev.inplace.workflows.api.SshSettings;
+import dev.inplace.workflows.api.VersionSkew;
 import dev.inplace.workflows.failure.UpgradeFailures;
-import io.fabric8.kubernetes.api.model.ConfigMap;
+import dev.inplace.worker.intake.IntakeRefusal;
+import dev.inplace.worker.intake.IntakeUnavailable;
+import dev.inplace.worker.intake.RunIntake;
 import io.fabric8.kubernetes.api.model.IntOrString;
-import io.fabric8.kubernetes.api.model.Secret;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.temporal.failure.ApplicationFailure;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -41,8 +40,8 @@ import java.util.regex.Pattern;
 /**
  * Checks a CR and resolves it into the inputs of its run(s), reading only: the spec itself, then
  * the Cluster and its Machines, the SSH and kubeconfig Secrets (that they and their keys exist,
- * never their contents), and the release catalogue. The first problem found refuses the CR with its
- * failure type as the reason.
+ * never their contents), and the release catalogue, the last two through the shared {@link RunIntake}.
+ * The first problem found refuses the CR with its failure type as the reason.
  */
 final class SpecResolver {
   private static final Pattern NAME = Pattern.compile(UpgradeSpec.NAME_PATTERN);
@@ -51,18 +50,26 @@ final class SpecResolver {
   // The same forms the WorkersUpgrade workflow accepts: a count >= 1 or 1%..100%.
   private static final Pattern COUNT = Pattern.compile("[1-9][0-9]{0,5}");
   private static final Pattern PERCENT = Pattern.compile("([1-9][0-9]?|100)%");
-  private static final String KUBECONFIG_SUFFIX = "-kubeconfig";
-  private static final String KUBECONFIG_KEY = "value";
 
-  private final KubernetesClient client;
+  private final RunIntake intake;
   private final ClusterApiActivities clusters;
 
-  SpecResolver(KubernetesClient client, ClusterApiActivities clusters) {
-    this.client = client;
+  SpecResolver(RunIntake intake, ClusterApiActivities clusters) {
+    this.intake = intake;
     this.clusters = clusters;
   }
 
   ResolvedUpgrade resolve(String namespace, UpgradeSpec<?> spec) throws SpecRefusal {
+    try {
+      return resolveChecked(namespace, spec);
+    } catch (IntakeRefusal e) {
+      throw new SpecRefusal(e.type(), e.getMessage());
+    } catch (IntakeUnavailable e) {
+      throw new TransientProblem(e.getMessage(), e);
+    }
+  }
+
+  private ResolvedUpgrade resolveChecked(String namespace, UpgradeSpec<?> spec) throws SpecRefusal, IntakeRefusal {
     checkFields(spec);
     String target = spec.getVersion();
     ClusterRef cluster = new ClusterRef(namespace, spec.getClusterName());
@@ -81,15 +88,15 @@ final class SpecResolver {
       }
       machines = controlPlanes;
     }
-    checkSkew(machines, target);
+    RunIntake.checkSkew(machines, target);
 
     SshSettings ssh = ssh(spec.getSsh());
-    requireSecret(namespace, ssh.privateKeySecret(), SshSettings.PRIVATE_KEY_DATA_KEY, "the SSH private key");
-    requireSecret(namespace, ssh.knownHostsSecret(), SshSettings.KNOWN_HOSTS_DATA_KEY, "the pinned host keys");
-    requireSecret(namespace, cluster.name() + KUBECONFIG_SUFFIX, KUBECONFIG_KEY, "the workload cluster's kubeconfig");
+    intake.requireRunSecrets(cluster, ssh);
     Distribution distribution = distribution(spec);
     String arch = arch(spec);
-    ReleaseCatalogue.Release release = release(namespace, spec, distribution, arch);
+    CatalogueReference ref = spec.getReleaseCatalogue();
+    ReleaseCatalogue.Release release =
+        intake.release(namespace, ref.getConfigMapName(), ref.key(), target, distribution, arch);
     NodeUpgradeTemplate template;
     try {
       template =
@@ -262,47 +269,6 @@ final class SpecResolver {
     }
   }
 
-  private void requireSecret(String namespace, String name, String key, String what) throws SpecRefusal {
-    Secret secret = read(() -> client.secrets().inNamespace(namespace).withName(name).get(), "Secret " + namespace + "/" + name);
-    if (secret == null) {
-      throw new SpecRefusal(UpgradeFailures.SECRET_NOT_FOUND, "Secret " + namespace + "/" + name + " (" + what + ") not found");
-    }
-    boolean present =
-        (secret.getData() != null && secret.getData().containsKey(key))
-            || (secret.getStringData() != null && secret.getStringData().containsKey(key));
-    if (!present) {
-      throw new SpecRefusal(
-          UpgradeFailures.SECRET_NOT_FOUND, "Secret " + namespace + "/" + name + " (" + what + ") has no data key " + key);
-    }
-  }
-
-  private ReleaseCatalogue.Release release(
-      String namespace, UpgradeSpec<?> spec, Distribution distribution, String arch) throws SpecRefusal {
-    CatalogueReference ref = spec.getReleaseCatalogue();
-    String what = "ConfigMap " + namespace + "/" + ref.getConfigMapName();
-    ConfigMap map = read(() -> client.configMaps().inNamespace(namespace).withName(ref.getConfigMapName()).get(), what);
-    if (map == null) {
-      throw new SpecRefusal(UpgradeFailures.ARTIFACT_UNAVAILABLE, "release catalogue " + what + " not found");
-    }
-    Map<String, String> data = map.getData() == null ? Map.of() : map.getData();
-    String json = data.get(ref.key());
-    if (json == null) {
-      throw new SpecRefusal(UpgradeFailures.ARTIFACT_UNAVAILABLE,
-          "release catalogue " + what + " has no key " + ref.key() + " (it has " + data.keySet() + ")");
-    }
-    ReleaseCatalogue catalogue;
-    try {
-      catalogue = ReleaseCatalogue.parse(json, what + " key " + ref.key());
-    } catch (IllegalArgumentException e) {
-      throw invalid(e.getMessage());
-    }
-    try {
-      return catalogue.find(spec.getVersion(), distribution, arch);
-    } catch (IllegalArgumentException e) {
-      throw new SpecRefusal(UpgradeFailures.ARTIFACT_UNAVAILABLE, e.getMessage() + " (" + what + ")");
-    }
-  }
-
   private static List<String> pools(ClusterInventory inventory, WorkersUpgradeSpec spec) throws SpecRefusal {
     List<String> known = inventory.pools().stream().map(PoolInfo::machineDeployment).toList();
     List<String> wanted = spec.getMachineDeployments();
@@ -333,38 +299,8 @@ final class SpecResolver {
     }
   }
 
-  /**
-   * DESIGN s.6, as the parent workflows apply it: no downgrade and no jump of more than one minor
-   * version, judged on what each node runs (its kubelet, else its Machine's version).
-   */
-  private static void checkSkew(List<MachineInfo> machines, String target) throws SpecRefusal {
-    KubeVersion wanted = KubeVersion.parse(target);
-    List<String> problems = new ArrayList<>();
-    for (MachineInfo m : machines) {
-      Optional<KubeVersion> now = current(m);
-      if (now.isEmpty() || now.get().compareTo(wanted) == 0) {
-        continue;
-      }
-      if (wanted.compareTo(now.get()) < 0) {
-        problems.add(m.nodeName() + " runs " + now.get() + " (a downgrade)");
-      } else if (now.get().minorsTo(wanted) > 1) {
-        problems.add(m.nodeName() + " runs " + now.get() + " (" + now.get().minorsTo(wanted) + " minors behind)");
-      }
-    }
-    if (!problems.isEmpty()) {
-      throw new SpecRefusal(UpgradeFailures.UNSUPPORTED_VERSION_SKEW,
-          "unsupported version skew for " + wanted + ": " + String.join(", ", problems)
-              + "; downgrades are refused and versions go up one minor at a time");
-    }
-  }
-
   static Optional<KubeVersion> current(MachineInfo m) {
-    for (String text : new String[] {m.kubeletVersion(), m.version()}) {
-      if (text != null && KubeVersion.isValid(text)) {
-        return Optional.of(KubeVersion.parse(text));
-      }
-    }
-    return Optional.empty();
+    return VersionSkew.currentVersion(m);
   }
 
   /** Whether a Machine runs {@code target} (kubelet, else Machine version). */
@@ -375,14 +311,6 @@ final class SpecResolver {
 
   static List<MachineInfo> role(ClusterInventory inventory, NodeRole role) {
     return inventory.machines().stream().filter(m -> m.role() == role).toList();
-  }
-
-  private static <T> T read(java.util.function.Supplier<T> call, String what) {
-    try {
-      return call.get();
-    } catch (KubernetesClientException e) {
-      throw new TransientProblem("cannot read " + what + ": HTTP " + e.getCode(), e);
-    }
   }
 
   private static SpecRefusal invalid(String message) {

@@ -1,5 +1,8 @@
 package dev.inplace.worker.watch;
 
+import dev.inplace.activities.artifacts.ArtifactSourcePolicy;
+import dev.inplace.worker.intake.ArtifactSettings;
+import dev.inplace.worker.intake.RunIntake;
 import dev.inplace.activities.capi.ClusterApiActivitiesImpl;
 import dev.inplace.activities.kube.KubeClients;
 import dev.inplace.worker.watch.WatcherOptions.LeaderElection;
@@ -42,7 +45,9 @@ public final class UpgradeWatcher implements AutoCloseable {
   private CompletableFuture<?> election;
   private volatile boolean closed;
 
-  private UpgradeWatcher(KubernetesClient management, WorkflowClient client, String taskQueue, WatcherOptions options) {
+  private UpgradeWatcher(
+      KubernetesClient management, WorkflowClient client, String taskQueue, WatcherOptions options,
+      ArtifactSourcePolicy artifacts) {
     this.management = management;
     this.options = options;
     this.kubeClients = new KubeClients(management);
@@ -50,7 +55,7 @@ public final class UpgradeWatcher implements AutoCloseable {
     this.reconciler =
         new Reconciler(
             management,
-            new SpecResolver(management, new ClusterApiActivitiesImpl(kubeClients)),
+            new SpecResolver(new RunIntake(management, artifacts), new ClusterApiActivitiesImpl(kubeClients)),
             new RunStarter(client, taskQueue),
             new RunObserver(client),
             new StatusWriter(management),
@@ -76,7 +81,14 @@ public final class UpgradeWatcher implements AutoCloseable {
    */
   public static UpgradeWatcher start(
       KubernetesClient management, WorkflowClient client, String taskQueue, WatcherOptions options) {
-    UpgradeWatcher watcher = new UpgradeWatcher(management, client, taskQueue, options);
+    return start(management, client, taskQueue, options, ArtifactSettings.fromEnvironment(System.getenv()));
+  }
+
+  /** As above, with the catalogue source policy given (the sandbox's local mirror). */
+  public static UpgradeWatcher start(
+      KubernetesClient management, WorkflowClient client, String taskQueue, WatcherOptions options,
+      ArtifactSourcePolicy artifacts) {
+    UpgradeWatcher watcher = new UpgradeWatcher(management, client, taskQueue, options, artifacts);
     if (options.leaderElection() == null) {
       watcher.lead();
     } else {

@@ -1,6 +1,7 @@
 package dev.inplace.worker.extension;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -22,16 +23,37 @@ class ExtensionOptionsTest {
   }
 
   @Test
-  void enabledWithCertificateAndKeyTakesTheDefaults() throws Exception {
+  void enabledWithCertificateKeyAndClientCaTakesTheDefaults() throws Exception {
     TestCertificates certs = TestCertificates.create(dir);
     ExtensionOptions options = ExtensionOptions.fromEnvironment(Map.of(
         "INPLACE_EXTENSION", "true",
         "INPLACE_EXTENSION_TLS_CERT", certs.serverCert.toString(),
-        "INPLACE_EXTENSION_TLS_KEY", certs.serverKey.toString())).orElseThrow();
+        "INPLACE_EXTENSION_TLS_KEY", certs.serverKey.toString(),
+        "INPLACE_EXTENSION_CLIENT_CA", certs.caCert.toString())).orElseThrow();
     assertEquals(9443, options.port());
     assertEquals("0.0.0.0", options.bindAddress());
     assertEquals(1 << 20, options.maxBodyBytes());
-    assertEquals(Optional.empty(), options.clientCa());
+    assertEquals(Optional.of(certs.caCert), options.clientCa());
+    assertFalse(options.allowUnauthenticated());
+  }
+
+  @Test
+  void withoutAClientCaTheExtensionRefusesToStartUnlessExplicitlyAllowed() throws Exception {
+    TestCertificates certs = TestCertificates.create(dir);
+    Map<String, String> env = new java.util.HashMap<>(Map.of(
+        "INPLACE_EXTENSION", "true",
+        "INPLACE_EXTENSION_TLS_CERT", certs.serverCert.toString(),
+        "INPLACE_EXTENSION_TLS_KEY", certs.serverKey.toString()));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ExtensionOptions.fromEnvironment(env));
+    assertTrue(e.getMessage().contains("INPLACE_EXTENSION_CLIENT_CA is required"), e.getMessage());
+    env.put("INPLACE_EXTENSION_ALLOW_UNAUTHENTICATED", "yes");
+    assertThrows(IllegalArgumentException.class, () -> ExtensionOptions.fromEnvironment(env));
+    env.put("INPLACE_EXTENSION_ALLOW_UNAUTHENTICATED", "true");
+    ExtensionOptions open = ExtensionOptions.fromEnvironment(env).orElseThrow();
+    assertTrue(open.allowUnauthenticated());
+    assertEquals(Optional.empty(), open.clientCa());
+    assertThrows(IllegalArgumentException.class, () -> new ExtensionOptions("127.0.0.1", 0, certs.serverCert,
+        certs.serverKey, Optional.empty(), 1 << 20, java.time.Duration.ofSeconds(5), 1, false));
   }
 
   @Test

@@ -18,7 +18,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
@@ -46,8 +45,9 @@ class HookServerTest {
   private void start(boolean requireClientCertificates, int maxBodyBytes) throws Exception {
     certs = TestCertificates.create(dir);
     ExtensionOptions options =
-        ExtensionOptions.loopback(certs.serverCert, certs.serverKey,
-                requireClientCertificates ? Optional.of(certs.caCert) : Optional.empty())
+        (requireClientCertificates
+                ? ExtensionOptions.loopback(certs.serverCert, certs.serverKey, certs.caCert)
+                : ExtensionOptions.loopbackUnauthenticated(certs.serverCert, certs.serverKey))
             .withReadTimeout(READ_TIMEOUT)
             .withMaxBodyBytes(maxBodyBytes);
     server = HookServer.start(options, CanUpdateHook::canUpdateMachine, CanUpdateHook::canUpdateMachineSet,

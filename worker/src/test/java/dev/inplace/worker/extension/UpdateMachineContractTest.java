@@ -1,5 +1,8 @@
 package dev.inplace.worker.extension;
 
+import dev.inplace.activities.artifacts.ArtifactSourcePolicy;
+import dev.inplace.worker.intake.RunIntake;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import static dev.inplace.worker.extension.CanUpdateContractTest.fixture;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -85,7 +88,9 @@ class UpdateMachineContractTest {
   @BeforeEach
   void setUp() throws Exception {
     request = fixture("update-machine-request.json");
-    hook = new UpdateMachineHook(client, runs, nodes);
+    hook = new UpdateMachineHook(client, runs, nodes, new RunIntake(client, ArtifactSourcePolicy.httpsOnly()));
+    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("fleet")
+        .addToLabels(UpdateMachineHook.OPT_IN_LABEL, "true").endMetadata().build()).create();
     Map<String, String> labels = new LinkedHashMap<>();
     labels.put(CapiResources.CLUSTER_NAME_LABEL, "edge-1");
     labels.put(CapiResources.CONTROL_PLANE_LABEL, "");
@@ -240,8 +245,34 @@ class UpdateMachineContractTest {
     ObjectNode answer = hook.handle(request);
 
     assertShape("update-machine-response-failed.json", answer);
-    assertTrue(answer.get("message").asText().contains("Secret fleet/edge-1-known-hosts not found"), answer.toString());
+    assertTrue(answer.get("message").asText().contains(
+        "SecretNotFound: Secret fleet/edge-1-known-hosts (the pinned host keys) not found"), answer.toString());
     assertEquals(0, runs.started.size());
+  }
+
+  @Test
+  void aNamespaceNotOptedInIsRefusedWithTheSameMessageWhateverExists() throws Exception {
+    client.namespaces().withName("fleet").edit(n -> new NamespaceBuilder(n).editMetadata()
+        .removeFromLabels(UpdateMachineHook.OPT_IN_LABEL).endMetadata().build());
+    ObjectNode withEverything = hook.handle(request);
+    client.secrets().inNamespace("fleet").withName("edge-1-known-hosts").delete();
+    client.configMaps().inNamespace("fleet").withName("k3s-releases").delete();
+    ObjectNode withNothing = hook.handle(request);
+    ObjectNode otherNamespace = hook.handle(withNamespace(request, "kube-system"));
+
+    assertShape("update-machine-response-failed.json", withEverything);
+    assertEquals("namespace fleet is not opted in to in-place updates (label upgrade.inplace.dev/in-place=true)",
+        withEverything.get("message").asText());
+    assertEquals(withEverything, withNothing);
+    assertEquals(withEverything.get("message").asText().replace("fleet", "kube-system"),
+        otherNamespace.get("message").asText());
+    assertTrue(runs.started.isEmpty());
+  }
+
+  private static JsonNode withNamespace(JsonNode request, String namespace) {
+    JsonNode copy = request.deepCopy();
+    ((ObjectNode) copy.path("desired").path("machine").path("metadata")).put("namespace", namespace);
+    return copy;
   }
 
   @Test

@@ -39,4 +39,9 @@ public enum Distribution {
   public HostProfile defaultProfile() {
     return this == KUBEADM ? HostProfile.kubeadmDefaults() : HostProfile.k3sDefaults();
   }
+
+  /** Where this distribution's artifacts may be installed (the catalogue allowlist). */
+  public InstallLayout installLayout() {
+    return this == KUBEADM ? InstallLayout.kubeadm() : InstallLayout.k3s();
+  }
 }

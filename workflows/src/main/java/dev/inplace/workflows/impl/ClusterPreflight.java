@@ -3,7 +3,7 @@ package dev.inplace.workflows.impl;
 import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.MachineInfo;
 import dev.inplace.workflows.api.NodeActivities.BlockingBudget;
-import java.util.ArrayList;
+import dev.inplace.workflows.api.VersionSkew;
 import java.util.List;
 import java.util.Optional;
 
@@ -12,47 +12,16 @@ import java.util.Optional;
  * of what they observed (the node-level rules are {@link NodePreflight}).
  */
 final class ClusterPreflight {
-  /** How many names a message lists before it says "and N more". */
-  private static final int LISTED = 10;
-
   private ClusterPreflight() {}
 
-  /**
-   * Why {@code target} cannot be installed on these machines, if it cannot: a downgrade, or a jump
-   * of more than one minor version. A machine already at the target is fine; one whose version is
-   * unknown is left to its NodeUpgrade's own preflight.
-   */
+  /** Why {@code target} cannot be installed on these machines, if it cannot ({@link VersionSkew}). */
   static Optional<String> versionSkew(List<MachineInfo> machines, String target) {
-    KubeVersion wanted = KubeVersion.parse(target);
-    List<String> problems = new ArrayList<>();
-    for (MachineInfo m : machines) {
-      Optional<KubeVersion> current = currentVersion(m);
-      if (current.isEmpty() || current.get().compareTo(wanted) == 0) {
-        continue;
-      }
-      KubeVersion now = current.get();
-      if (wanted.compareTo(now) < 0) {
-        problems.add(m.nodeName() + " runs " + now + " (a downgrade)");
-      } else if (now.minorsTo(wanted) > 1) {
-        problems.add(m.nodeName() + " runs " + now + " (" + now.minorsTo(wanted) + " minors behind)");
-      }
-    }
-    if (problems.isEmpty()) {
-      return Optional.empty();
-    }
-    return Optional.of(
-        "unsupported version skew for " + wanted + ": " + list(problems)
-            + "; downgrades are refused and versions go up one minor at a time");
+    return VersionSkew.problem(machines, target);
   }
 
   /** The version a machine runs: what its kubelet reports, else its Machine's spec.version. */
   static Optional<KubeVersion> currentVersion(MachineInfo m) {
-    for (String text : new String[] {m.kubeletVersion(), m.version()}) {
-      if (text != null && KubeVersion.isValid(text)) {
-        return Optional.of(KubeVersion.parse(text));
-      }
-    }
-    return Optional.empty();
+    return VersionSkew.currentVersion(m);
   }
 
   /** Whether a machine already runs {@code target} and its Machine says so: nothing to do. */
@@ -79,9 +48,6 @@ final class ClusterPreflight {
   }
 
   static String list(List<String> items) {
-    if (items.size() <= LISTED) {
-      return String.join(", ", items);
-    }
-    return String.join(", ", items.subList(0, LISTED)) + " and " + (items.size() - LISTED) + " more";
+    return VersionSkew.list(items);
   }
 }

@@ -1,6 +1,7 @@
 package dev.inplace.workflows.impl;
 
 import dev.inplace.workflows.api.Artifact;
+import dev.inplace.workflows.api.ArtifactRules;
 import dev.inplace.workflows.api.HostActivities.HostFacts;
 import dev.inplace.workflows.api.HostActivities.InstalledFile;
 import dev.inplace.workflows.api.KubeVersion;
@@ -81,6 +82,16 @@ final class NodePreflight {
               + needed);
     }
     return Optional.empty();
+  }
+
+  /**
+   * The catalogue rules ({@link ArtifactRules}: https or a local mirror file, install paths in the
+   * distribution's layout), checked again here because a run started by hand skips the intake.
+   */
+  static Optional<ApplicationFailure> catalogueRefusal(NodeUpgradeRequest request) {
+    return ArtifactRules.problem(request.artifacts(), request.distribution())
+        .flatMap(why -> refuse(UpgradeFailures.INVALID_REQUEST, "refusing the release of " + request.targetVersion()
+            + " for " + request.node().nodeName() + ": " + why));
   }
 
   /**

@@ -92,6 +92,12 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
    */
   static final String OWN_MACHINE_MARK_CHANGE = "node-upgrade-own-machine-mark";
 
+  /**
+   * Change ID: runs from this version on refuse, before any activity, a release whose sources or
+   * install paths break the catalogue rules (a run started by hand skips the intake's checks).
+   */
+  static final String CATALOGUE_RULES_CHANGE = "node-upgrade-catalogue-rules";
+
   private final List<StepRecord> steps = new ArrayList<>();
   private boolean upsertSearchAttributes;
   private boolean distributionSteps;
@@ -128,6 +134,16 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
     }
     distributionSteps =
         Workflow.getVersion(DISTRIBUTION_STEPS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+    // Before anything is marked or read: a run started by hand skips the intake's checks.
+    if (Workflow.getVersion(CATALOGUE_RULES_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1) {
+      Optional<ApplicationFailure> unsafe = NodePreflight.catalogueRefusal(request);
+      if (unsafe.isPresent()) {
+        begin(UpgradeStep.PREFLIGHT);
+        String why = unsafe.get().getOriginalMessage();
+        markFailed(UpgradeStep.PREFLIGHT, why);
+        throw fail(UpgradeStep.PREFLIGHT, unsafe.get().getType(), why, NodePhase.FAILED, null);
+      }
+    }
     if (request.markMachine()
         && Workflow.getVersion(OWN_MACHINE_MARK_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1) {
       return upgradeMarked(request);

@@ -13,10 +13,13 @@ import static org.mockito.Mockito.atLeastOnce;
 import static org.mockito.Mockito.inOrder;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.verifyNoInteractions;
 import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 import static org.mockito.Mockito.withSettings;
 
+import dev.inplace.workflows.api.Artifact;
+import dev.inplace.workflows.api.ArtifactKind;
 import dev.inplace.workflows.api.ClusterApiActivities;
 import dev.inplace.workflows.api.ClusterApiActivities.MachineMarkRequest;
 import dev.inplace.workflows.api.ClusterApiActivities.MachineMarkResult;
@@ -439,6 +442,54 @@ class NodeUpgradeWorkflowTest {
 
   static void writeHistory(TestWorkflowEnvironment env, String id, String file) throws Exception {
     dev.inplace.workflows.testing.HistoryFixtures.record(env, id, null, file);
+  }
+
+  /** Records the histories of change node-upgrade-catalogue-rules: a run that passes and one refused. */
+  @Test
+  @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "histories.update", matches = "true")
+  void recordCatalogueRulesHistories(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    dev.inplace.workflows.testing.HistoryFixtures.assumeNotRecorded(
+        "node-upgrade-upgraded-catalogue-rules.json", "node-upgrade-refused-catalogue-rules.json");
+    start(env, worker).upgrade(request);
+    writeHistory(env, workflowId, "node-upgrade-upgraded-catalogue-rules.json");
+    String refusedId = workflowId + "-refused";
+    NodeUpgradeWorkflow refused = env.getWorkflowClient().newWorkflowStub(NodeUpgradeWorkflow.class,
+        WorkflowOptions.newBuilder().setWorkflowId(refusedId).setTaskQueue(worker.getTaskQueue()).build());
+    Artifact hostile = new Artifact("k3s", ArtifactKind.BINARY, "https://releases.example/k3s", "ab".repeat(32), 1024,
+        "/root/.ssh/authorized_keys", "0600");
+    assertThrows(WorkflowFailedException.class, () -> refused.upgrade(withArtifacts(List.of(hostile))));
+    writeHistory(env, refusedId, "node-upgrade-refused-catalogue-rules.json");
+  }
+
+  @Test
+  void aRunStartedByHandWithAHostileInstallPathFailsBeforeAnyActivity(TestWorkflowEnvironment env, Worker worker) {
+    Artifact hostile = new Artifact("k3s", ArtifactKind.BINARY, "https://releases.example/k3s", "ab".repeat(32), 1024,
+        "/root/.ssh/authorized_keys", "0600");
+    assertRefusedUntouched(env, worker, withArtifacts(List.of(hostile)),
+        "install path /root/.ssh/authorized_keys is outside the distribution's layout");
+  }
+
+  @Test
+  void aRunStartedByHandWithAPlainHttpSourceFailsBeforeAnyActivity(TestWorkflowEnvironment env, Worker worker) {
+    Artifact plain = new Artifact("k3s", ArtifactKind.BINARY, "http://releases.example/k3s", "ab".repeat(32), 1024,
+        "/usr/local/bin/k3s", "0755");
+    assertRefusedUntouched(env, worker, withArtifacts(List.of(plain)), "source scheme http is not allowed");
+  }
+
+  private NodeUpgradeRequest withArtifacts(List<Artifact> artifacts) {
+    return new NodeUpgradeRequest(request.node(), request.distribution(), request.targetVersion(), artifacts,
+        request.profile(), request.ssh(), request.drain(), request.readyTimeoutSeconds(), request.minFreeBytes(),
+        request.arch());
+  }
+
+  private void assertRefusedUntouched(TestWorkflowEnvironment env, Worker worker, NodeUpgradeRequest hostile,
+      String text) {
+    WorkflowFailedException e =
+        assertThrows(WorkflowFailedException.class, () -> start(env, worker).upgrade(hostile));
+    NodeFailure failure = nodeFailure(e, UpgradeFailures.INVALID_REQUEST);
+    assertEquals(UpgradeStep.PREFLIGHT, failure.failedStep());
+    assertTrue(failure.message().contains(text), failure.message());
+    verifyNoInteractions(hosts, nodes, capi);
   }
 
   private void assertRefused(TestWorkflowEnvironment env, Worker worker, String type, String text) {

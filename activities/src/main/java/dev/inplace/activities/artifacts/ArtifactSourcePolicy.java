@@ -1,0 +1,103 @@
+package dev.inplace.activities.artifacts;
+
+import dev.inplace.workflows.api.Artifact;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Where the worker may fetch artifacts from, and how much: https only (to {@code allowedHosts} when
+ * that is not empty), local files only below {@code mirrorDir} (an air-gapped mirror mounted into
+ * the pod; none when it is null), and at most {@code maxBytes} per artifact (a declared size above
+ * it is refused; an undeclared size stops the download there). Applied by the intake and by {@link
+ * ArtifactCache} before it reads a byte, so the worker's own files (its service-account token,
+ * its config) can never be staged onto a node.
+ */
+public record ArtifactSourcePolicy(Set<String> allowedHosts, Path mirrorDir, long maxBytes) {
+  /** 2 GiB: bigger than any k3s or Kubernetes release file. */
+  public static final long DEFAULT_MAX_BYTES = 2L << 30;
+
+  public ArtifactSourcePolicy {
+    allowedHosts = allowedHosts == null ? Set.of()
+        : allowedHosts.stream().map(h -> h.trim().toLowerCase(Locale.ROOT)).filter(h -> !h.isEmpty())
+            .collect(Collectors.toUnmodifiableSet());
+    mirrorDir = mirrorDir == null ? null : mirrorDir.toAbsolutePath().normalize();
+    if (maxBytes <= 0) {
+      throw new IllegalArgumentException("maximum artifact size must be > 0, got " + maxBytes);
+    }
+  }
+
+  /** https to any host, no local files, 2 GiB. */
+  public static ArtifactSourcePolicy httpsOnly() {
+    return new ArtifactSourcePolicy(Set.of(), null, DEFAULT_MAX_BYTES);
+  }
+
+  /** Local files below {@code mirrorDir} (and https anywhere), 2 GiB: the sandbox and tests. */
+  public static ArtifactSourcePolicy mirror(Path mirrorDir) {
+    return new ArtifactSourcePolicy(Set.of(), mirrorDir, DEFAULT_MAX_BYTES);
+  }
+
+  /** Why this artifact may not be fetched, if it may not. Reads nothing. */
+  public Optional<String> problem(Artifact artifact) {
+    if (artifact.sizeBytes() > maxBytes) {
+      return Optional.of("artifact " + artifact.name() + " declares " + artifact.sizeBytes()
+          + " bytes, above the worker's limit of " + maxBytes + " (INPLACE_ARTIFACT_MAX_BYTES)");
+    }
+    String source = artifact.source();
+    String lower = source.toLowerCase(Locale.ROOT);
+    if (lower.startsWith("https://")) {
+      return https(artifact, source);
+    }
+    if (lower.startsWith("file:") || source.startsWith("/")) {
+      return local(artifact).isPresent() ? Optional.empty()
+          : Optional.of("artifact " + artifact.name() + ": local source " + source + " is not allowed; "
+              + (mirrorDir == null ? "this worker has no mirror directory (INPLACE_ARTIFACT_MIRROR_DIR)"
+                  : "local files must lie below the mirror directory " + mirrorDir));
+    }
+    String scheme = source.contains(":") ? source.substring(0, source.indexOf(':')) : "(none)";
+    return Optional.of("artifact " + artifact.name() + ": source scheme " + scheme
+        + " is not allowed; use https:// or a file: below the mirror directory");
+  }
+
+  /** The local file an allowed {@code file:} or absolute-path source names, else empty. */
+  Optional<Path> local(Artifact artifact) {
+    if (mirrorDir == null) {
+      return Optional.empty();
+    }
+    Path path;
+    try {
+      String source = artifact.source();
+      path = source.startsWith("/") ? Path.of(source) : Path.of(new URI(source));
+    } catch (URISyntaxException | IllegalArgumentException e) {
+      return Optional.empty();
+    }
+    Path normal = path.toAbsolutePath().normalize();
+    if (!normal.startsWith(mirrorDir) || normal.equals(mirrorDir) || !normal.equals(path)) {
+      return Optional.empty();
+    }
+    return Optional.of(normal);
+  }
+
+  private Optional<String> https(Artifact artifact, String source) {
+    URI uri;
+    try {
+      uri = new URI(source);
+    } catch (URISyntaxException e) {
+      return Optional.of("artifact " + artifact.name() + ": source is not a valid URL: " + e.getReason());
+    }
+    if (uri.getHost() == null || uri.getRawUserInfo() != null) {
+      return Optional.of("artifact " + artifact.name() + ": source URL must name a host and carry no user info");
+    }
+    String host = uri.getHost().toLowerCase(Locale.ROOT);
+    if (!allowedHosts.isEmpty() && !allowedHosts.contains(host)) {
+      return Optional.of("artifact " + artifact.name() + ": host " + host + " is not in the allowed artifact hosts "
+          + List.copyOf(allowedHosts.stream().sorted().toList()) + " (INPLACE_ARTIFACT_HOSTS)");
+    }
+    return Optional.empty();
+  }
+}

@@ -1,0 +1,573 @@
+package dev.inplace.sandbox.extension;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.reset;
+import static org.mockito.Mockito.verifyNoInteractions;
+import static org.mockito.Mockito.withSettings;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inplace.activities.artifacts.ArtifactSourcePolicy;
+import dev.inplace.activities.kube.KubeClients;
+import dev.inplace.activities.ssh.SshClientOptions;
+import dev.inplace.activities.ssh.SshConnector;
+import dev.inplace.sandbox.hosts.TestKeys;
+import dev.inplace.starter.CliDoor;
+import dev.inplace.worker.crd.CatalogueReference;
+import dev.inplace.worker.crd.ControlPlaneUpgrade;
+import dev.inplace.worker.crd.ControlPlaneUpgradeSpec;
+import dev.inplace.worker.crd.FailurePolicySpec;
+import dev.inplace.worker.crd.InplaceCrds;
+import dev.inplace.worker.crd.SshSpec;
+import dev.inplace.worker.crd.UpgradePhase;
+import dev.inplace.worker.crd.UpgradeSpec;
+import dev.inplace.worker.crd.UpgradeStatus;
+import dev.inplace.worker.crd.WorkersUpgrade;
+import dev.inplace.worker.crd.WorkersUpgradeSpec;
+import dev.inplace.worker.extension.CapiExtension;
+import dev.inplace.worker.extension.ExtensionOptions;
+import dev.inplace.worker.intake.IntakeRefusal;
+import dev.inplace.worker.intake.RunIntake;
+import dev.inplace.worker.watch.UpgradeWatcher;
+import dev.inplace.worker.watch.WatcherOptions;
+import dev.inplace.workflows.api.Artifact;
+import dev.inplace.workflows.api.ArtifactKind;
+import dev.inplace.workflows.api.ClusterApiActivities;
+import dev.inplace.workflows.api.ClusterRef;
+import dev.inplace.workflows.api.Distribution;
+import dev.inplace.workflows.api.DrainOptions;
+import dev.inplace.workflows.api.HostAccess;
+import dev.inplace.workflows.api.HostActivities;
+import dev.inplace.workflows.api.HostProfile;
+import dev.inplace.workflows.api.NodeActivities;
+import dev.inplace.workflows.api.NodeRole;
+import dev.inplace.workflows.api.NodeTarget;
+import dev.inplace.workflows.api.NodeUpgradeRequest;
+import dev.inplace.workflows.api.NodeUpgradeWorkflow;
+import dev.inplace.workflows.api.PdbBlockedAction;
+import dev.inplace.workflows.api.SshSettings;
+import dev.inplace.workflows.impl.NodeUpgradeWorkflowImpl;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.client.WorkflowClientOptions;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.common.interceptors.WorkflowClientCallsInterceptor;
+import io.temporal.common.interceptors.WorkflowClientCallsInterceptorBase;
+import io.temporal.common.interceptors.WorkflowClientInterceptorBase;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.testing.TestEnvironmentOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The bad-input campaign: hostile or malformed inputs at every door (custom resources, the CLI, the
+ * four hooks, catalogue JSON, kubeconfig Secrets, known_hosts Secrets, SSH keys, workflow inputs
+ * started by hand). Each must be refused with its specific message, and nothing may change: no API
+ * write (beyond the refused resource's own status and Events), no workflow started by a door, no
+ * activity run (so no file written on a host), no SSH connection made.
+ */
+@EnableKubernetesMockClient(crud = true)
+class BadInputCampaignTest {
+  static KubernetesMockServer server;
+  static KubernetesClient client;
+  @TempDir static Path dir;
+
+  private static final String NS = "fleet";
+  private static final String TARGET = "v1.31.2+k3s1";
+  private static final String SHA = "ab".repeat(32);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final AtomicInteger DOOR_STARTS = new AtomicInteger();
+  private static final AtomicInteger SERIAL = new AtomicInteger();
+
+  private static TestWorkflowEnvironment env;
+  private static CapiExtension extension;
+  private static UpgradeWatcher watcher;
+  private static DemoTls tls;
+  private static final HostActivities HOSTS = mock(HostActivities.class, withSettings().withoutAnnotations());
+  private static final NodeActivities NODES = mock(NodeActivities.class, withSettings().withoutAnnotations());
+  private static final ClusterApiActivities CAPI = mock(ClusterApiActivities.class, withSettings().withoutAnnotations());
+
+  /** One hostile input: the door, a name, what to put in place first, the call, the expected refusal. */
+  record Case(String door, String name, Runnable setup, Callable<String> refusal, String expected) {
+    @Override
+    public String toString() {
+      return door + ": " + name;
+    }
+  }
+
+  @BeforeAll
+  static void start() {
+    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NS)
+        .addToLabels("upgrade.inplace.dev/in-place", "true").endMetadata().build()).create();
+    InplaceCrds.install(client);
+    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
+        .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setInterceptors(new WorkflowClientInterceptorBase() {
+          @Override
+          public WorkflowClientCallsInterceptor workflowClientCallsInterceptor(WorkflowClientCallsInterceptor next) {
+            return new WorkflowClientCallsInterceptorBase(next) {
+              @Override
+              public WorkflowStartOutput start(WorkflowStartInput input) {
+                if (!input.getWorkflowId().startsWith("by-hand/")) {
+                  DOOR_STARTS.incrementAndGet();
+                }
+                return super.start(input);
+              }
+            };
+          }
+        }).build())
+        .build());
+    for (String name : List.of("InplaceCluster", "InplaceKind", "InplaceTargetVersion", "InplacePhase")) {
+      env.registerSearchAttribute(name, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
+    }
+    env.registerSearchAttribute("InplaceNode", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST);
+    Worker worker = env.newWorker("q");
+    worker.registerWorkflowImplementationTypes(NodeUpgradeWorkflowImpl.class);
+    worker.registerActivitiesImplementations(HOSTS, NODES, CAPI);
+    env.start();
+    ArtifactSourcePolicy policy = ArtifactSourcePolicy.mirror(dir.resolve("mirror"));
+    tls = DemoTls.create(dir.resolve("tls"));
+    extension = CapiExtension.start(ExtensionOptions.loopback(tls.serverCert, tls.serverKey, tls.caCert), client,
+        env.getWorkflowClient(), "q", policy);
+    watcher = UpgradeWatcher.start(client, env.getWorkflowClient(), "q",
+        WatcherOptions.defaults().withStatusInterval(Duration.ofMillis(200)), policy);
+  }
+
+  @AfterAll
+  static void stop() {
+    watcher.close();
+    extension.close();
+    env.close();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  void isRefusedWithItsMessageAndChangesNothing(Case c) throws Exception {
+    c.setup().run();
+    drainRequests();
+    DOOR_STARTS.set(0);
+    reset(HOSTS, NODES, CAPI);
+
+    String message = c.refusal().call();
+
+    assertTrue(message != null && message.contains(c.expected()), c + ": expected '" + c.expected() + "' in: " + message);
+    List<String> writes = drainRequests().stream()
+        .filter(r -> !r.getMethod().equals("GET"))
+        .map(r -> r.getMethod() + " " + r.getPath())
+        .filter(w -> !(c.door().equals("custom resource") && (w.contains("upgrades") || w.contains("/events"))))
+        .toList();
+    assertEquals(List.of(), writes, c + ": API writes");
+    assertEquals(0, DOOR_STARTS.get(), c + ": workflows started");
+    verifyNoInteractions(HOSTS, NODES, CAPI);
+  }
+
+  private static List<RecordedRequest> drainRequests() throws InterruptedException {
+    List<RecordedRequest> all = new ArrayList<>();
+    for (RecordedRequest r = server.takeRequest(50, TimeUnit.MILLISECONDS); r != null;
+        r = server.takeRequest(50, TimeUnit.MILLISECONDS)) {
+      all.add(r);
+    }
+    return all;
+  }
+
+  static Stream<Case> cases() {
+    List<Case> cases = new ArrayList<>();
+    catalogue(cases);
+    kubeconfigs(cases);
+    knownHosts(cases);
+    sshKeys(cases);
+    hooks(cases);
+    customResources(cases);
+    byHand(cases);
+    cli(cases);
+    return cases.stream();
+  }
+
+  // ---- catalogue JSON (through the one intake) --------------------------------------------------
+
+  private static String artifactJson(String kind, String source, String sha, long size, String path, String mode) {
+    return """
+        {"name":"k3s","kind":"%s","source":"%s","sha256":"%s","sizeBytes":%d,"installPath":"%s","mode":"%s"}"""
+        .formatted(kind, source, sha, size, path, mode);
+  }
+
+  private static String release(String artifacts) {
+    return "{\"releases\":[{\"version\":\"" + TARGET + "\",\"distribution\":\"K3S\",\"arch\":\"amd64\",\"artifacts\":["
+        + artifacts + "]}]}";
+  }
+
+  private static void catalogueCase(List<Case> cases, String name, String json, String expected) {
+    String map = "catalogue-" + SERIAL.incrementAndGet();
+    cases.add(new Case("catalogue", name,
+        () -> client.resource(CatalogueReference.configMap(NS, map, json)).create(),
+        () -> refusal(() -> new RunIntake(client, ArtifactSourcePolicy.mirror(Path.of("/srv/mirror")))
+            .release(NS, map, CatalogueReference.DEFAULT_KEY, TARGET, Distribution.K3S, "amd64")),
+        expected));
+  }
+
+  private static void catalogue(List<Case> cases) {
+    String ok = "/usr/local/bin/k3s";
+    catalogueCase(cases, "not JSON", "{releases: [", "is not valid");
+    catalogueCase(cases, "an unknown field", "{\"releases\":[],\"owner\":\"x\"}", "is not valid");
+    catalogueCase(cases, "a digest that is not sha256",
+        release(artifactJson("BINARY", "https://r.example/k3s", "abc", 1, ok, "0755")), "sha256 must be 64 hex");
+    catalogueCase(cases, "a negative size",
+        release(artifactJson("BINARY", "https://r.example/k3s", SHA, -1, ok, "0755")), "sizeBytes must be >= 0");
+    catalogueCase(cases, "a relative install path",
+        release(artifactJson("BINARY", "https://r.example/k3s", SHA, 1, "usr/local/bin/k3s", "0755")), "must be an absolute path");
+    catalogueCase(cases, "a path climbing out with ..",
+        release(artifactJson("BINARY", "https://r.example/k3s", SHA, 1, "/usr/local/bin/../../etc/shadow", "0755")), "without '..'");
+    catalogueCase(cases, "a shell metacharacter in the path",
+        release(artifactJson("BINARY", "https://r.example/k3s", SHA, 1, "/usr/local/bin/k3s;reboot", "0755")), "must be an absolute path");
+    catalogueCase(cases, "a setuid mode",
+        release(artifactJson("BINARY", "https://r.example/k3s", SHA, 1, ok, "4755")), "mode must be octal");
+    catalogueCase(cases, "plain http",
+        release(artifactJson("BINARY", "http://r.example/k3s", SHA, 1, ok, "0755")), "source scheme http is not allowed");
+    catalogueCase(cases, "an ftp source",
+        release(artifactJson("BINARY", "ftp://r.example/k3s", SHA, 1, ok, "0755")), "source scheme ftp is not allowed");
+    catalogueCase(cases, "the worker's service-account token",
+        release(artifactJson("BINARY", "file:/var/run/secrets/kubernetes.io/serviceaccount/token", SHA, 0, ok, "0755")),
+        "must lie below the mirror directory /srv/mirror");
+    catalogueCase(cases, "a mirror path climbing out",
+        release(artifactJson("BINARY", "/srv/mirror/../../etc/passwd", SHA, 0, ok, "0755")), "must lie below the mirror directory");
+    catalogueCase(cases, "user info in the URL",
+        release(artifactJson("BINARY", "https://user:pw@r.example/k3s", SHA, 1, ok, "0755")), "carry no user info");
+    catalogueCase(cases, "a size above the cap",
+        release(artifactJson("BINARY", "https://r.example/k3s", SHA, 5L << 30, ok, "0755")), "above the worker's limit");
+    catalogueCase(cases, "root's authorized_keys",
+        release(artifactJson("BINARY", "https://r.example/k3s", SHA, 1, "/root/.ssh/authorized_keys", "0600")),
+        "outside the distribution's layout");
+    catalogueCase(cases, "sudo in the bin dir",
+        release(artifactJson("BINARY", "https://r.example/k3s", SHA, 1, "/usr/local/bin/sudo", "0755")),
+        "outside the distribution's layout");
+    catalogueCase(cases, "a script as image archive",
+        release(artifactJson("IMAGE_ARCHIVE", "https://r.example/i", SHA, 1, "/var/lib/rancher/k3s/agent/images/x.sh", "0644")),
+        "image archive path");
+    catalogueCase(cases, "no release for the version", "{\"releases\":[]}", "no K3S amd64 release " + TARGET);
+  }
+
+  private static String refusal(Callable<?> call) {
+    try {
+      call.call();
+      return "(accepted)";
+    } catch (IntakeRefusal e) {
+      return e.type() + ": " + e.getMessage();
+    } catch (ApplicationFailure e) {
+      return e.getType() + ": " + e.getOriginalMessage();
+    } catch (Exception e) {
+      return e.getClass().getSimpleName() + ": " + e.getMessage();
+    }
+  }
+
+  // ---- kubeconfig Secrets -----------------------------------------------------------------------
+
+  private static void kubeconfigCase(List<Case> cases, String name, String user, String expected) {
+    String cluster = "k" + SERIAL.incrementAndGet();
+    String kubeconfig = """
+        apiVersion: v1
+        kind: Config
+        clusters:
+        - name: w
+          cluster:
+            server: https://127.0.0.1:1
+        contexts:
+        - name: w
+          context: {cluster: w, user: u}
+        current-context: w
+        users:
+        - name: u
+          user:
+            %s
+        """.formatted(user);
+    cases.add(new Case("kubeconfig Secret", name,
+        () -> secret(cluster + "-kubeconfig", "value", kubeconfig),
+        () -> refusal(() -> {
+          try (KubeClients clients = new KubeClients(client)) {
+            return clients.workload(new ClusterRef(NS, cluster));
+          }
+        }),
+        expected));
+  }
+
+  private static void kubeconfigs(List<Case> cases) {
+    kubeconfigCase(cases, "exec plugin", "exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/sh}",
+        "users[u].user.exec is not allowed (it runs a command in the worker)");
+    kubeconfigCase(cases, "auth-provider", "auth-provider: {name: gcp}", "users[u].user.auth-provider is not allowed");
+    kubeconfigCase(cases, "tokenFile", "tokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token",
+        "users[u].user.tokenFile is not allowed (it reads a file of the worker)");
+    kubeconfigCase(cases, "client-certificate file", "client-certificate: /etc/inplace/tls.crt",
+        "use client-certificate-data");
+    kubeconfigCase(cases, "client-key file", "client-key: /etc/inplace/tls.key", "use client-key-data");
+    kubeconfigCase(cases, "impersonation", "as: system:admin", "users[u].user.as is not allowed");
+    String cluster = "k" + SERIAL.incrementAndGet();
+    cases.add(new Case("kubeconfig Secret", "not YAML", () -> secret(cluster + "-kubeconfig", "value", "{{{: ["),
+        () -> refusal(() -> {
+          try (KubeClients clients = new KubeClients(client)) {
+            return clients.workload(new ClusterRef(NS, cluster));
+          }
+        }), "it is not YAML"));
+  }
+
+  private static void secret(String name, String key, String value) {
+    client.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName(name).endMetadata()
+        .addToData(key, Base64.getEncoder().encodeToString(value.getBytes(StandardCharsets.UTF_8))).build())
+        .createOr(r -> r.update());
+  }
+
+  // ---- known_hosts Secrets and SSH keys (refused before any connection: the host is port 1) ---------
+
+  private static TestKeys keys() {
+    return TestKeys.generate(dir.resolve("ssh-key-" + SERIAL.incrementAndGet()));
+  }
+
+  /** {@code knownHosts} and {@code key} get a real key pair's private key and public line. */
+  private static void sshCase(List<Case> cases, String door, String name, UnaryOperator<String> knownHosts,
+      UnaryOperator<String> key, String expected) {
+    cases.add(new Case(door, name, () -> { },
+        () -> refusal(() -> {
+          TestKeys real = keys();
+          return new SshConnector((ns, secret) -> Map.of(
+            SshSettings.KNOWN_HOSTS_DATA_KEY, knownHosts.apply("127.0.0.1 " + real.publicKeyLine).getBytes(StandardCharsets.UTF_8),
+            SshSettings.PRIVATE_KEY_DATA_KEY, key.apply(real.privateKey).getBytes(StandardCharsets.UTF_8)),
+            SshClientOptions.defaults())
+            .open(new HostAccess(NS, "cp-1", "127.0.0.1",
+                new SshSettings("root", 1, "edge-1-ssh-key", "edge-1-known-hosts", null)));
+        }),
+        expected));
+  }
+
+  private static void knownHosts(List<Case> cases) {
+    String door = "known_hosts Secret";
+    UnaryOperator<String> same = k -> k;
+    sshCase(cases, door, "empty", k -> "", same, "SecretNotFound: Secret fleet/edge-1-known-hosts has no data key");
+    sshCase(cases, door, "only comments", k -> "# nothing pinned\n", same, "HostKeyMismatch: cannot read known_hosts"
+        + " from Secret fleet/edge-1-known-hosts: it pins no readable host key");
+    sshCase(cases, door, "a key that is not base64", k -> "127.0.0.1 ssh-ed25519 ***notbase64***\n", same,
+        "it pins no readable host key");
+    sshCase(cases, door, "a good pin plus an unreadable line", k -> k + "\n10.0.0.2 ssh-ed25519\n", same,
+        "1 of its 2 entries cannot be read");
+  }
+
+  private static void sshKeys(List<Case> cases) {
+    String door = "SSH key";
+    UnaryOperator<String> same = k -> k;
+    String unreadable = "is not a readable unencrypted SSH private key";
+    sshCase(cases, door, "not a key", same, k -> "hello", unreadable);
+    sshCase(cases, door, "a truncated key", same, k -> k.substring(0, k.length() / 2), unreadable);
+    sshCase(cases, door, "an empty key", same, k -> "", "SecretNotFound: Secret fleet/edge-1-ssh-key has no data key");
+  }
+
+  // ---- the four hooks, over mutual TLS ----------------------------------------------------------
+
+  private static String post(String path, String body, boolean clientCertificate, String method) {
+    try {
+      HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+          .sslContext(clientCertificate ? tls.clientContext() : trustOnly())
+          .connectTimeout(Duration.ofSeconds(5)).build();
+      HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("https://localhost:" + extension.port()
+          + "/hooks.runtime.cluster.x-k8s.io/v1alpha1/" + path)).timeout(Duration.ofSeconds(20));
+      request = method.equals("GET") ? request.GET() : request.POST(HttpRequest.BodyPublishers.ofString(body));
+      HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      if (response.statusCode() != 200) {
+        return response.statusCode() + " " + response.body();
+      }
+      JsonNode answer = JSON.readTree(response.body());
+      return answer.path("status").asText() + ": " + answer.path("message").asText();
+    } catch (Exception e) {
+      return e.getClass().getSimpleName() + ": " + e.getMessage();
+    }
+  }
+
+  /** Trusts the server's CA, presents no certificate. */
+  private static javax.net.ssl.SSLContext trustOnly() throws Exception {
+    java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+    trust.load(null, null);
+    try (var in = java.nio.file.Files.newInputStream(tls.caCert)) {
+      trust.setCertificateEntry("ca", java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in));
+    }
+    javax.net.ssl.TrustManagerFactory tmf =
+        javax.net.ssl.TrustManagerFactory.getInstance(javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+    tmf.init(trust);
+    javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+    context.init(null, tmf.getTrustManagers(), null);
+    return context;
+  }
+
+  private static String updateMachine(String namespace, String name, String version) {
+    return """
+        {"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"UpdateMachineRequest",
+         "desired":{"machine":{"metadata":{"name":"%s","namespace":"%s"},"spec":{"clusterName":"edge-1","version":"%s"}},
+                    "bootstrapConfig":{"kind":"KThreesConfig","spec":{}}}}""".formatted(name, namespace, version);
+  }
+
+  private static void hookCase(List<Case> cases, String name, String path, String body, String expected) {
+    cases.add(new Case("hook", name, () -> { }, () -> post(path, body, true, "POST"), expected));
+  }
+
+  private static void hooks(List<Case> cases) {
+    String update = "updatemachine/update-machine";
+    hookCase(cases, "UpdateMachine for a namespace not opted in", update, updateMachine("kube-system", "m", TARGET),
+        "Failure: namespace kube-system is not opted in to in-place updates");
+    hookCase(cases, "UpdateMachine without desired.machine", update, "{\"desired\":{}}", "desired.machine is required");
+    hookCase(cases, "UpdateMachine with a command as version", update, updateMachine(NS, "m", "v1.31.2;reboot"),
+        "is not a Kubernetes version");
+    hookCase(cases, "UpdateMachine for an unknown Machine", update, updateMachine(NS, "ghost", TARGET),
+        "Machine fleet/ghost not found");
+    hookCase(cases, "UpdateMachine with duplicate keys", update,
+        "{\"desired\":{\"machine\":{}},\"desired\":{\"machine\":{}}}", "Failure: ");
+    hookCase(cases, "UpdateMachine nested 500 deep", update, "[".repeat(500) + "]".repeat(500), "Failure: ");
+    hookCase(cases, "UpdateMachine not JSON", update, "desired=machine", "Failure: ");
+    hookCase(cases, "CanUpdateMachine without machines", "canupdatemachine/can-update-machine", "{}", "Failure: ");
+    hookCase(cases, "CanUpdateMachineSet without machine sets", "canupdatemachineset/can-update-machineset", "{}",
+        "Failure: ");
+    hookCase(cases, "an unknown hook", "beforeclusterdelete/evil", "{}", "404 ");
+    hookCase(cases, "UpdateMachine without a namespace", update,
+        "{\"desired\":{\"machine\":{\"metadata\":{\"name\":\"m\"},\"spec\":{\"version\":\"" + TARGET + "\"}}}}",
+        "desired.machine.metadata.namespace is required");
+    cases.add(new Case("hook", "the wrong method", () -> { }, () -> post(update, "", true, "GET"), "405 "));
+    cases.add(new Case("hook", "a caller without a client certificate", () -> { },
+        () -> post(update, updateMachine(NS, "m", TARGET), false, "POST"), "IOException"));
+  }
+
+  // ---- custom resources -------------------------------------------------------------------------
+
+  private static <S extends UpgradeSpec<S>> S valid(S spec) {
+    return spec.setClusterName("edge-1").setVersion(TARGET)
+        .setReleaseCatalogue(new CatalogueReference().setConfigMapName("releases"))
+        .setSsh(new SshSpec().setPrivateKeySecret("edge-1-ssh-key").setKnownHostsSecret("edge-1-known-hosts"));
+  }
+
+  private static void crCase(List<Case> cases, String name, Consumer<ControlPlaneUpgradeSpec> cp,
+      Consumer<WorkersUpgradeSpec> workers, String expected) {
+    String crName = "bad-" + SERIAL.incrementAndGet();
+    CustomResource<?, UpgradeStatus>[] created = new CustomResource[1];
+    Runnable setup;
+    if (cp != null) {
+      ControlPlaneUpgradeSpec spec = valid(new ControlPlaneUpgradeSpec());
+      cp.accept(spec);
+      setup = () -> created[0] = client.resource(ControlPlaneUpgrade.of(NS, crName, spec)).create();
+    } else {
+      WorkersUpgradeSpec spec = valid(new WorkersUpgradeSpec());
+      workers.accept(spec);
+      setup = () -> created[0] = client.resource(WorkersUpgrade.of(NS, crName, spec)).create();
+    }
+    cases.add(new Case("custom resource", name, setup, () -> awaitFailed(created[0]), expected));
+  }
+
+  private static String awaitFailed(CustomResource<?, UpgradeStatus> cr) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (System.nanoTime() < deadline) {
+      CustomResource<?, UpgradeStatus> now = client.resource(cr).get();
+      if (now != null && now.getStatus() != null && now.getStatus().getPhase() == UpgradePhase.FAILED) {
+        Thread.sleep(300); // let the watcher finish its status and Event writes, which are allowed
+        return now.getStatus().getMessage();
+      }
+      Thread.sleep(100);
+    }
+    return "(not refused within 30 s)";
+  }
+
+  private static void customResources(List<Case> cases) {
+    crCase(cases, "a cluster name with an underscore", s -> s.setClusterName("Edge_1"), null, "spec.clusterName must name");
+    crCase(cases, "a version that is a command", s -> s.setVersion("v1.31.2;reboot"), null, "spec.version must be");
+    crCase(cases, "no catalogue", s -> s.setReleaseCatalogue(null), null, "spec.releaseCatalogue.configMapName is required");
+    crCase(cases, "no SSH settings", s -> s.setSsh(null), null, "spec.ssh is required");
+    crCase(cases, "a negative soak", s -> s.setSoakSeconds(-5L), null, "spec.soakSeconds must be >= 0");
+    crCase(cases, "a zero ready timeout", s -> s.setReadyTimeoutSeconds(0L), null, "spec.readyTimeoutSeconds must be >= 1");
+    crCase(cases, "a negative free-space floor", s -> s.setMinFreeBytes(-1L), null, "spec.minFreeBytes must be >= 0");
+    crCase(cases, "maxUnavailable 0", null, s -> s.setMaxUnavailable(new IntOrString("0")), "spec.maxUnavailable must be");
+    crCase(cases, "maxUnavailable 150%", null, s -> s.setMaxUnavailable(new IntOrString("150%")), "spec.maxUnavailable must be");
+    crCase(cases, "a MachineDeployment listed twice", null, s -> s.setMachineDeployments(List.of("md-a", "md-a")),
+        "spec.machineDeployments must be distinct");
+    crCase(cases, "negative maxFailures", null, s -> s.setFailurePolicy(new FailurePolicySpec().setMaxFailures(-1)),
+        "spec.failurePolicy.maxFailures must be >= 0");
+  }
+
+  // ---- workflow inputs started by hand (as with `temporal workflow start`) ----------------------
+
+  private static void byHandCase(List<Case> cases, String name, UnaryOperator<Artifact> hostile, String expected) {
+    String id = "by-hand/" + SERIAL.incrementAndGet();
+    cases.add(new Case("workflow started by hand", name, () -> { }, () -> {
+      Artifact base = new Artifact("k3s", ArtifactKind.BINARY, "https://r.example/k3s", SHA, 1, "/usr/local/bin/k3s", "0755");
+      NodeUpgradeRequest request = new NodeUpgradeRequest(
+          new NodeTarget(new ClusterRef(NS, "edge-1"), "edge-1-cp-1", "cp-1", NodeRole.CONTROL_PLANE, "10.0.0.1"),
+          Distribution.K3S, TARGET, List.of(hostile.apply(base)), HostProfile.k3sDefaults(),
+          new SshSettings("root", 22, "edge-1-ssh-key", "edge-1-known-hosts", null),
+          new DrainOptions(30, true, false, PdbBlockedAction.FAIL, false), 60, 0, "amd64");
+      NodeUpgradeWorkflow run = env.getWorkflowClient().newWorkflowStub(NodeUpgradeWorkflow.class,
+          WorkflowOptions.newBuilder().setWorkflowId(id).setTaskQueue("q").build());
+      try {
+        run.upgrade(request);
+        return "(accepted)";
+      } catch (WorkflowFailedException e) {
+        return e.getCause() instanceof ApplicationFailure f ? f.getType() + ": " + f.getOriginalMessage() : e.toString();
+      }
+    }, expected));
+  }
+
+  private static Artifact with(Artifact a, String source, ArtifactKind kind, String path) {
+    return new Artifact(a.name(), kind, source, a.sha256(), a.sizeBytes(), path, a.mode());
+  }
+
+  private static void byHand(List<Case> cases) {
+    byHandCase(cases, "an install path in /etc", a -> with(a, a.source(), a.kind(), "/etc/shadow"),
+        "InvalidRequest: refusing the release");
+    byHandCase(cases, "root's SSH keys", a -> with(a, a.source(), a.kind(), "/root/.ssh/authorized_keys"),
+        "outside the distribution's layout");
+    byHandCase(cases, "a binary named sudo", a -> with(a, a.source(), a.kind(), "/usr/local/bin/sudo"),
+        "outside the distribution's layout");
+    byHandCase(cases, "a script as image archive",
+        a -> with(a, a.source(), ArtifactKind.IMAGE_ARCHIVE, "/var/lib/rancher/k3s/agent/images/run.sh"), "image archive path");
+    byHandCase(cases, "plain http", a -> with(a, "http://r.example/k3s", a.kind(), a.installPath()),
+        "source scheme http is not allowed");
+    byHandCase(cases, "a gopher source", a -> with(a, "gopher://r.example/k3s", a.kind(), a.installPath()),
+        "source scheme gopher is not allowed");
+  }
+
+  // ---- the CLI (argument parsing only) ----------------------------------------------------------
+
+  private static void cliCase(List<Case> cases, String name, List<String> args, Map<String, String> cliEnv, String expected) {
+    cases.add(new Case("CLI", name, () -> { }, () -> {
+      CliDoor.Outcome o = CliDoor.run(args, cliEnv);
+      return o.exitCode() + " " + o.err();
+    }, expected));
+  }
+
+  private static void cli(List<Case> cases) {
+    Map<String, String> nowhere = Map.of("TEMPORAL_ADDRESS", "127.0.0.1:1");
+    cliCase(cases, "no Temporal address", List.of("status", "node-upgrade/x"), Map.of(), "2 inplace: set TEMPORAL_ADDRESS");
+    cliCase(cases, "an unknown command", List.of("rm", "-rf"), nowhere, "2 inplace: unknown command 'rm'");
+    cliCase(cases, "status without a workflow ID", List.of("status"), nowhere, "2 inplace: ");
+  }
+}

@@ -1,0 +1,22 @@
+package dev.inplace.starter;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+
+/** The CLI's entry point for tests outside its package: exit code and what it printed on stderr. */
+public final class CliDoor {
+  private CliDoor() {}
+
+  public record Outcome(int exitCode, String err) {}
+
+  public static Outcome run(List<String> args, Map<String, String> env) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = InplaceCli.run(args, env, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Outcome(code, err.toString(StandardCharsets.UTF_8));
+  }
+}

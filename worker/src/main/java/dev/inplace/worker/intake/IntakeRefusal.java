@@ -1,0 +1,21 @@
+package dev.inplace.worker.intake;
+
+/**
+ * A run the intake will not start, with its failure type from {@code UpgradeFailures} (also the CR
+ * condition reason) and a message saying what to fix. Nothing was touched.
+ */
+public final class IntakeRefusal extends Exception {
+  private static final long serialVersionUID = 1L;
+
+  private final String type;
+
+  public IntakeRefusal(String type, String message) {
+    super(message, null, false, false);
+    this.type = type;
+  }
+
+  /** The failure type ({@code UpgradeFailures}). */
+  public String type() {
+    return type;
+  }
+}

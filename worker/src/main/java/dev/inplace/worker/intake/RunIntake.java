@@ -1,0 +1,125 @@
+package dev.inplace.worker.intake;
+
+import dev.inplace.activities.artifacts.ArtifactSourcePolicy;
+import dev.inplace.workflows.api.Artifact;
+import dev.inplace.workflows.api.ArtifactRules;
+import dev.inplace.workflows.api.ClusterRef;
+import dev.inplace.workflows.api.Distribution;
+import dev.inplace.workflows.api.MachineInfo;
+import dev.inplace.workflows.api.ReleaseCatalogue;
+import dev.inplace.workflows.api.SshSettings;
+import dev.inplace.workflows.api.VersionSkew;
+import dev.inplace.workflows.failure.UpgradeFailures;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * The one intake of both doors (the CR watcher and the UpdateMachine hook): the checks that a run's
+ * inputs exist and are safe, each refusing with a failure type of {@code UpgradeFailures}. Reads
+ * only: Secrets (that they and their keys exist, never their contents) and the release catalogue.
+ */
+public final class RunIntake {
+  /** The data key of CAPI's {@code <cluster>-kubeconfig} Secret. */
+  public static final String KUBECONFIG_KEY = "value";
+  public static final String KUBECONFIG_SUFFIX = "-kubeconfig";
+
+  private final KubernetesClient management;
+  private final ArtifactSourcePolicy artifacts;
+
+  public RunIntake(KubernetesClient management, ArtifactSourcePolicy artifacts) {
+    this.management = management;
+    this.artifacts = artifacts;
+  }
+
+  /** The SSH key, the pinned host keys and the workload kubeconfig Secrets all exist with their keys. */
+  public void requireRunSecrets(ClusterRef cluster, SshSettings ssh) throws IntakeRefusal {
+    requireSecret(cluster.namespace(), ssh.privateKeySecret(), SshSettings.PRIVATE_KEY_DATA_KEY, "the SSH private key");
+    requireSecret(cluster.namespace(), ssh.knownHostsSecret(), SshSettings.KNOWN_HOSTS_DATA_KEY, "the pinned host keys");
+    requireSecret(cluster.namespace(), cluster.name() + KUBECONFIG_SUFFIX, KUBECONFIG_KEY,
+        "the workload cluster's kubeconfig");
+  }
+
+  /** {@code SecretNotFound} when the Secret or its data key is missing. */
+  public void requireSecret(String namespace, String name, String key, String what) throws IntakeRefusal {
+    String id = "Secret " + namespace + "/" + name;
+    Secret secret = read(() -> management.secrets().inNamespace(namespace).withName(name).get(), id);
+    if (secret == null) {
+      throw new IntakeRefusal(UpgradeFailures.SECRET_NOT_FOUND, id + " (" + what + ") not found");
+    }
+    boolean present = (secret.getData() != null && secret.getData().containsKey(key))
+        || (secret.getStringData() != null && secret.getStringData().containsKey(key));
+    if (!present) {
+      throw new IntakeRefusal(UpgradeFailures.SECRET_NOT_FOUND, id + " (" + what + ") has no data key " + key);
+    }
+  }
+
+  /**
+   * The release of {@code version} from the catalogue ConfigMap, after the catalogue rules: sources
+   * (https, allowed hosts, mirror directory), sizes, and install paths in the distribution's layout.
+   */
+  public ReleaseCatalogue.Release release(
+      String namespace, String configMap, String key, String version, Distribution distribution, String arch)
+      throws IntakeRefusal {
+    String what = "ConfigMap " + namespace + "/" + configMap;
+    ConfigMap map = read(() -> management.configMaps().inNamespace(namespace).withName(configMap).get(), what);
+    if (map == null) {
+      throw new IntakeRefusal(UpgradeFailures.ARTIFACT_UNAVAILABLE, "release catalogue " + what + " not found");
+    }
+    Map<String, String> data = map.getData() == null ? Map.of() : map.getData();
+    String json = data.get(key);
+    if (json == null) {
+      throw new IntakeRefusal(UpgradeFailures.ARTIFACT_UNAVAILABLE,
+          "release catalogue " + what + " has no key " + key + " (it has " + data.keySet() + ")");
+    }
+    ReleaseCatalogue catalogue;
+    try {
+      catalogue = ReleaseCatalogue.parse(json, what + " key " + key);
+    } catch (IllegalArgumentException e) {
+      throw new IntakeRefusal(UpgradeFailures.INVALID_REQUEST, e.getMessage());
+    }
+    ReleaseCatalogue.Release release;
+    try {
+      release = catalogue.find(version, distribution, arch);
+    } catch (IllegalArgumentException e) {
+      throw new IntakeRefusal(UpgradeFailures.ARTIFACT_UNAVAILABLE, e.getMessage() + " (" + what + ")");
+    }
+    checkArtifacts(release.artifacts(), distribution, what);
+    return release;
+  }
+
+  /** The catalogue rules on a release's artifacts; {@code InvalidRequest} naming the first problem. */
+  public void checkArtifacts(List<Artifact> list, Distribution distribution, String source) throws IntakeRefusal {
+    Optional<String> problem = ArtifactRules.problem(list, distribution);
+    for (Artifact a : list) {
+      if (problem.isPresent()) {
+        break;
+      }
+      problem = artifacts.problem(a);
+    }
+    if (problem.isPresent()) {
+      throw new IntakeRefusal(UpgradeFailures.INVALID_REQUEST, "release catalogue " + source + ": " + problem.get());
+    }
+  }
+
+  /** {@code UnsupportedVersionSkew} for a downgrade or a jump of more than one minor ({@link VersionSkew}). */
+  public static void checkSkew(List<MachineInfo> machines, String target) throws IntakeRefusal {
+    Optional<String> problem = VersionSkew.problem(machines, target);
+    if (problem.isPresent()) {
+      throw new IntakeRefusal(UpgradeFailures.UNSUPPORTED_VERSION_SKEW, problem.get());
+    }
+  }
+
+  private static <T> T read(Supplier<T> call, String what) {
+    try {
+      return call.get();
+    } catch (KubernetesClientException e) {
+      throw new IntakeUnavailable("cannot read " + what + ": HTTP " + e.getCode(), e);
+    }
+  }
+}

@@ -1,0 +1,123 @@
+package dev.inplace.worker.intake;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.inplace.activities.artifacts.ArtifactSourcePolicy;
+import dev.inplace.workflows.api.ClusterRef;
+import dev.inplace.workflows.api.Distribution;
+import dev.inplace.workflows.api.MachineInfo;
+import dev.inplace.workflows.api.NodeRole;
+import dev.inplace.workflows.api.SshSettings;
+import dev.inplace.workflows.failure.UpgradeFailures;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+@EnableKubernetesMockClient(crud = true)
+class RunIntakeTest {
+  private static final String TARGET = "v1.31.2+k3s1";
+  KubernetesMockServer server;
+  KubernetesClient client;
+
+  private RunIntake intake(ArtifactSourcePolicy policy) {
+    return new RunIntake(client, policy);
+  }
+
+  private void catalogue(String source, String installPath, long size) {
+    client.configMaps().inNamespace("fleet").resource(new ConfigMapBuilder()
+        .withNewMetadata().withName("releases").endMetadata()
+        .addToData("catalogue.json", """
+            {"releases":[{"version":"%s","distribution":"K3S","arch":"amd64","artifacts":[
+              {"name":"k3s","kind":"BINARY","source":"%s","sha256":"%s",
+               "sizeBytes":%d,"installPath":"%s","mode":"0755"}]}]}""".formatted(TARGET, source, "ab".repeat(32),
+            size, installPath))
+        .build()).createOr(c -> c.update());
+  }
+
+  private IntakeRefusal refusal(ArtifactSourcePolicy policy) {
+    return assertThrows(IntakeRefusal.class,
+        () -> intake(policy).release("fleet", "releases", "catalogue.json", TARGET, Distribution.K3S, "amd64"));
+  }
+
+  @Test
+  void aMissingSecretOrDataKeyIsSecretNotFound() throws Exception {
+    SshSettings ssh = new SshSettings("root", 22, "edge-1-ssh-key", "edge-1-known-hosts", null);
+    IntakeRefusal missing = assertThrows(IntakeRefusal.class,
+        () -> intake(ArtifactSourcePolicy.httpsOnly()).requireRunSecrets(new ClusterRef("fleet", "edge-1"), ssh));
+    assertEquals(UpgradeFailures.SECRET_NOT_FOUND, missing.type());
+    assertEquals("Secret fleet/edge-1-ssh-key (the SSH private key) not found", missing.getMessage());
+
+    client.secrets().inNamespace("fleet").resource(new SecretBuilder().withNewMetadata().withName("edge-1-ssh-key")
+        .endMetadata().addToData("wrong", "eA==").build()).create();
+    IntakeRefusal noKey = assertThrows(IntakeRefusal.class,
+        () -> intake(ArtifactSourcePolicy.httpsOnly()).requireRunSecrets(new ClusterRef("fleet", "edge-1"), ssh));
+    assertEquals(UpgradeFailures.SECRET_NOT_FOUND, noKey.type());
+    assertTrue(noKey.getMessage().endsWith("has no data key ssh-privatekey"), noKey.getMessage());
+  }
+
+  @Test
+  void aSafeReleaseIsReturned() throws Exception {
+    catalogue("https://releases.example/k3s", "/usr/local/bin/k3s", 1024);
+    assertEquals(TARGET, intake(ArtifactSourcePolicy.httpsOnly())
+        .release("fleet", "releases", "catalogue.json", TARGET, Distribution.K3S, "amd64").version());
+  }
+
+  @Test
+  void unsafeCataloguesAreRefusedWithTheReason() {
+    catalogue("http://releases.example/k3s", "/usr/local/bin/k3s", 1024);
+    assertTrue(refusal(ArtifactSourcePolicy.httpsOnly()).getMessage().contains("source scheme http is not allowed"));
+    catalogue("file:/var/run/secrets/kubernetes.io/serviceaccount/token", "/usr/local/bin/k3s", 0);
+    IntakeRefusal token = refusal(ArtifactSourcePolicy.httpsOnly());
+    assertEquals(UpgradeFailures.INVALID_REQUEST, token.type());
+    assertTrue(token.getMessage().contains("no mirror directory"), token.getMessage());
+    catalogue("file:/var/run/secrets/kubernetes.io/serviceaccount/token", "/usr/local/bin/k3s", 0);
+    assertTrue(refusal(ArtifactSourcePolicy.mirror(Path.of("/srv/mirror"))).getMessage()
+        .contains("must lie below the mirror directory /srv/mirror"));
+    catalogue("https://evil.example/k3s", "/usr/local/bin/k3s", 1024);
+    assertTrue(refusal(new ArtifactSourcePolicy(Set.of("releases.example"), null, 1 << 30)).getMessage()
+        .contains("host evil.example is not in the allowed artifact hosts"));
+    catalogue("https://releases.example/k3s", "/usr/local/bin/k3s", 3L << 30);
+    assertTrue(refusal(ArtifactSourcePolicy.httpsOnly()).getMessage().contains("above the worker's limit"));
+    catalogue("https://releases.example/k3s", "/etc/cron.d/k3s", 1024);
+    assertTrue(refusal(ArtifactSourcePolicy.httpsOnly()).getMessage()
+        .contains("install path /etc/cron.d/k3s is outside the distribution's layout"));
+  }
+
+  @Test
+  void versionSkewIsOneRuleForBothDoors() {
+    MachineInfo old = new MachineInfo("m", "n", NodeRole.WORKER, "10.0.0.1", "v1.29.0+k3s1", "v1.29.0+k3s1", "md");
+    IntakeRefusal skew = assertThrows(IntakeRefusal.class, () -> RunIntake.checkSkew(List.of(old), TARGET));
+    assertEquals(UpgradeFailures.UNSUPPORTED_VERSION_SKEW, skew.type());
+    assertTrue(skew.getMessage().contains("n runs v1.29.0+k3s1 (2 minors behind)"), skew.getMessage());
+  }
+
+  @Test
+  void everyKeyIsDocumentedInConfigurationMd() throws Exception {
+    String doc = java.nio.file.Files.readString(Path.of("..", "docs", "configuration.md"));
+    for (String key : ArtifactSettings.KEYS) {
+      assertTrue(doc.contains("`" + key + "`"), "docs/configuration.md does not document " + key);
+    }
+  }
+
+  @Test
+  void settingsComeFromTheEnvironment() {
+    ArtifactSourcePolicy p = ArtifactSettings.fromEnvironment(Map.of(ArtifactSettings.ARTIFACT_HOSTS,
+        "github.com, Releases.Example", ArtifactSettings.ARTIFACT_MAX_BYTES, "1000"));
+    assertEquals(Set.of("github.com", "releases.example"), p.allowedHosts());
+    assertEquals(1000, p.maxBytes());
+    assertEquals(ArtifactSourcePolicy.DEFAULT_MAX_BYTES, ArtifactSettings.fromEnvironment(Map.of()).maxBytes());
+    assertThrows(IllegalArgumentException.class,
+        () -> ArtifactSettings.fromEnvironment(Map.of(ArtifactSettings.ARTIFACT_MIRROR_DIR, "relative/dir")));
+    assertThrows(IllegalArgumentException.class,
+        () -> ArtifactSettings.fromEnvironment(Map.of(ArtifactSettings.ARTIFACT_MAX_BYTES, "-1")));
+  }
+}
