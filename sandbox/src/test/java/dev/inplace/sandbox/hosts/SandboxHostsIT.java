@@ -25,52 +25,55 @@ import net.schmizz.sshj.common.DisconnectReason;
 import net.schmizz.sshj.common.KeyType;
 import net.schmizz.sshj.transport.TransportException;
 import net.schmizz.sshj.userauth.keyprovider.KeyProvider;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Runs against both host servers: embedded MINA and one real OpenSSH sshd per node. */
 @ParameterizedClass
 @EnumSource(HostServer.class)
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SandboxHostsIT {
   private static final String OLD = "v1.30.4+k3s1";
   private static final String NEW = "v1.31.2+k3s1";
 
   @Parameter HostServer server;
-  @TempDir Path estate;
-  FakeReleases releases;
-  SandboxHosts hosts;
+  static Path estate;
+  static FakeReleases releases;
+  static SandboxHosts hosts;
 
   /** MINA nodes on 127.0.0.60.., OpenSSH nodes on 127.0.0.70.. (both on port 2222). */
-  private int firstOctet() {
+  private static int firstOctet(HostServer server) {
     return server == HostServer.MINA ? 60 : 70;
   }
 
   private String address(int index) {
-    return "127.0.0." + (firstOctet() + index);
+    return "127.0.0." + (firstOctet(server) + index);
   }
 
-  @BeforeAll
-  void startEstate() {
+  @BeforeParameterizedClassInvocation
+  static void startEstate(HostServer server) throws IOException {
+    estate = Files.createTempDirectory("sandbox-hosts-it-" + server.cliName());
     releases = new FakeReleases(estate.resolve("artifacts"), FakeReleaseSizes.small());
     releases.add(OLD);
     releases.add(NEW);
     hosts =
-        SandboxHosts.open(estate, new SandboxHosts.Settings("inplace", 2222, firstOctet(), server));
+        SandboxHosts.open(
+            estate, new SandboxHosts.Settings("inplace", 2222, firstOctet(server), server));
     hosts.provision("cp-1", NodeRole.CONTROL_PLANE, OLD, releases);
     hosts.provision("worker-1", NodeRole.WORKER, OLD, releases);
   }
 
-  @AfterAll
-  void stopEstate() {
+  @AfterParameterizedClassInvocation
+  static void stopEstate() throws IOException {
     if (hosts != null) {
       hosts.close();
+      hosts = null;
+    }
+    try (java.util.stream.Stream<Path> files = Files.walk(estate)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
   }
 
@@ -316,7 +319,7 @@ class SandboxHostsIT {
   private record Probe(int exit, String output) {}
 
   /** Runs {@link SshjProbe} in a fresh JVM (no MINA, so BouncyCastle is not registered there). */
-  private Probe probe(SandboxHost host, Path key, Path knownHosts, String command)
+  private static Probe probe(SandboxHost host, Path key, Path knownHosts, String command)
       throws Exception {
     String javaCommand = ProcessHandle.current().info().command().orElse("java");
     Process p =
