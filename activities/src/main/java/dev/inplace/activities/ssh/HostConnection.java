@@ -1,6 +1,8 @@
 package dev.inplace.activities.ssh;
 
 import dev.inplace.workflows.api.HostAccess;
+import dev.inplace.workflows.failure.UpgradeFailures;
+import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -10,8 +12,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.function.LongConsumer;
-import dev.inplace.workflows.failure.UpgradeFailures;
-import io.temporal.failure.ApplicationFailure;
 import net.schmizz.sshj.SSHClient;
 import net.schmizz.sshj.connection.channel.direct.Session;
 import net.schmizz.sshj.sftp.OpenMode;
