@@ -36,10 +36,12 @@ public final class InplaceWorker implements AutoCloseable {
 
   private final WorkerFactory factory;
   private final KubeClients kubeClients;
+  private final SshConnector ssh;
 
-  private InplaceWorker(WorkerFactory factory, KubeClients kubeClients) {
+  private InplaceWorker(WorkerFactory factory, KubeClients kubeClients, SshConnector ssh) {
     this.factory = factory;
     this.kubeClients = kubeClients;
+    this.ssh = ssh;
   }
 
   /** Registers the workflows and activities on {@code taskQueue} and starts polling. */
@@ -57,7 +59,7 @@ public final class InplaceWorker implements AutoCloseable {
       ArtifactSourcePolicy artifacts, WorkerInterceptor... interceptors) {
     SecretSource secrets = new KubernetesSecretSource(management);
     KubeClients kubeClients = new KubeClients(management, secrets);
-    SshConnector ssh = new SshConnector(secrets, SshClientOptions.defaults());
+    SshConnector ssh = new SshConnector(secrets, sshOptions(System.getenv()));
     WorkerFactory factory =
         WorkerFactory.newInstance(client, WorkerFactoryOptions.newBuilder().setWorkerInterceptors(withLogContext(interceptors)).build());
     Worker worker = factory.newWorker(taskQueue);
@@ -69,7 +71,32 @@ public final class InplaceWorker implements AutoCloseable {
         new ClusterApiActivitiesImpl(kubeClients));
     factory.start();
     log.info("worker polling task queue {}", taskQueue);
-    return new InplaceWorker(factory, kubeClients);
+    return new InplaceWorker(factory, kubeClients, ssh);
+  }
+
+  /** SSH options; {@code INPLACE_SSH_IDLE_SECONDS} says how long a node's connection is kept. */
+  static SshClientOptions sshOptions(java.util.Map<String, String> env) {
+    SshClientOptions d = SshClientOptions.defaults();
+    String idle = env.get("INPLACE_SSH_IDLE_SECONDS");
+    if (idle == null || idle.isBlank()) {
+      return d;
+    }
+    long seconds;
+    try {
+      seconds = Long.parseLong(idle.trim());
+    } catch (NumberFormatException e) {
+      seconds = -1;
+    }
+    if (seconds < 0 || seconds > 3600) {
+      throw new IllegalArgumentException(
+          "INPLACE_SSH_IDLE_SECONDS must be 0..3600 (0: no connection reuse), got '" + idle + "'");
+    }
+    return new SshClientOptions(
+        d.connectTimeout(),
+        d.readTimeout(),
+        d.commandTimeout(),
+        d.keepAliveInterval(),
+        java.time.Duration.ofSeconds(seconds));
   }
 
   private static WorkerInterceptor[] withLogContext(WorkerInterceptor[] interceptors) {
@@ -89,5 +116,6 @@ public final class InplaceWorker implements AutoCloseable {
     factory.shutdown();
     factory.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
     kubeClients.close();
+    ssh.closeIdle();
   }
 }

@@ -2,6 +2,7 @@ package dev.inplace.activities.host;
 
 import dev.inplace.activities.artifacts.ArtifactCache;
 import dev.inplace.activities.ssh.HostConnection;
+import dev.inplace.activities.ssh.ScriptDeadline;
 import dev.inplace.activities.ssh.ScriptOutput;
 import dev.inplace.activities.ssh.SshConnector;
 import dev.inplace.workflows.api.Artifact;
@@ -34,6 +35,8 @@ import org.slf4j.MDC;
 public final class HostActivitiesImpl implements HostActivities {
   private static final Logger log = LoggerFactory.getLogger(HostActivitiesImpl.class);
   private static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
+  private static final Duration MIN_MARGIN = Duration.ofSeconds(5);
+  private static final Duration MAX_MARGIN = Duration.ofSeconds(60);
   private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
   private static final Pattern SERVICE = Pattern.compile("[A-Za-z0-9@._-]+");
   private static final Pattern SAFE_PATH = Pattern.compile("/[A-Za-z0-9._+/@-]*");
@@ -126,6 +129,8 @@ public final class HostActivitiesImpl implements HostActivities {
                   scripts.stagePrepare(profile, toCheck), UpgradeFailures.REMOTE_COMMAND_FAILED);
           Set<String> present = new HashSet<>(observed.values("staged"));
           present.addAll(observed.values("installed"));
+          Map<String, PartialUpload.Partial> partials =
+              PartialUpload.parse(observed.values("partial"));
           List<String> uploaded = new ArrayList<>();
           for (Artifact a : toCheck) {
             if (present.contains(a.name())) {
@@ -134,7 +139,12 @@ public final class HostActivitiesImpl implements HostActivities {
               continue;
             }
             Path local = cache.fetch(a);
-            long sent = conn.upload(local, HostScripts.partPath(profile, a), heartbeat::uploading);
+            long offset = PartialUpload.resumeOffset(local, partials.get(a.name()));
+            if (offset > 0) {
+              log.info("stage: resuming {} at byte {}", a.name(), offset);
+            }
+            long sent =
+                conn.upload(local, HostScripts.partPath(profile, a), offset, heartbeat::uploading);
             conn.run(
                 scripts.stageCommit(profile, List.of(a)), UpgradeFailures.ARTIFACT_DIGEST_MISMATCH);
             uploaded.add(a.name());
@@ -329,18 +339,52 @@ public final class HostActivitiesImpl implements HostActivities {
     return new ArtifactCheckResult(verified);
   }
 
-  /** Runs {@code work} on a fresh connection, with the node in the logging context. */
+  /**
+   * Runs {@code work} on a fresh connection, with the node in the logging context; its scripts are
+   * bounded by this activity's own budget.
+   */
   private <T> T onHost(HostAccess host, Function<HostConnection, T> work) {
+    ScriptDeadline deadline = ScriptDeadline.after(scriptBudget());
     String previousCluster = MDC.get("cluster");
     String previousNode = MDC.get("node");
     MDC.put("cluster", host.clusterForLogs()); // NS/NAME, as everywhere else in the logs
     MDC.put("node", host.nodeName());
-    try (HostConnection conn = ssh.open(host)) {
+    try (HostConnection conn = ssh.open(host, deadline)) {
       return work.apply(conn);
     } finally {
       restore("cluster", previousCluster);
       restore("node", previousNode);
     }
+  }
+
+  /** This activity's start-to-close timeout less a margin, or the connector's default outside one. */
+  private Duration scriptBudget() {
+    Duration startToClose;
+    try {
+      startToClose = Activity.getExecutionContext().getInfo().getStartToCloseTimeout();
+    } catch (IllegalStateException | NullPointerException notInAnActivity) {
+      startToClose = null;
+    }
+    return scriptBudget(startToClose, ssh.options().commandTimeout());
+  }
+
+  /**
+   * The scripts' share of an activity's start-to-close timeout: all of it but a margin (a tenth,
+   * between 5 and 60 seconds), so a script that overruns fails with the step's own failure type
+   * before Temporal times the attempt out.
+   */
+  static Duration scriptBudget(Duration startToClose, Duration fallback) {
+    if (startToClose == null || startToClose.isZero() || startToClose.isNegative()) {
+      return fallback;
+    }
+    Duration margin = startToClose.dividedBy(10);
+    if (margin.compareTo(MIN_MARGIN) < 0) {
+      margin = MIN_MARGIN;
+    } else if (margin.compareTo(MAX_MARGIN) > 0) {
+      margin = MAX_MARGIN;
+    }
+    Duration budget = startToClose.minus(margin);
+    return budget.compareTo(MIN_MARGIN) < 0 ? startToClose.dividedBy(2) : budget;
   }
 
   private static void restore(String key, String value) {

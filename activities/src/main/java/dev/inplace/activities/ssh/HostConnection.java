@@ -1,30 +1,69 @@
 package dev.inplace.activities.ssh;
 
 import dev.inplace.workflows.api.HostAccess;
+import dev.inplace.workflows.failure.UpgradeFailures;
+import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
-import java.nio.file.Files;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.time.Duration;
+import java.nio.file.StandardOpenOption;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.function.LongConsumer;
 import net.schmizz.sshj.SSHClient;
-import net.schmizz.sshj.common.StreamCopier;
+import net.schmizz.sshj.connection.channel.direct.Session;
+import net.schmizz.sshj.sftp.OpenMode;
+import net.schmizz.sshj.sftp.RemoteFile;
 import net.schmizz.sshj.sftp.SFTPClient;
-import net.schmizz.sshj.sftp.SFTPFileTransfer;
-import net.schmizz.sshj.xfer.FileSystemFile;
-import net.schmizz.sshj.xfer.TransferListener;
 
-/** An authenticated SSH connection to one host (through its jump host, if any). */
+/**
+ * An authenticated SSH connection to one host (through its jump host, if any), for one activity.
+ * Closing it hands the connection back to the connector for the host's next step unless it broke.
+ * On a reused connection that died meanwhile (host rebooted, sshd restarted), opening a session or
+ * SFTP reconnects once, before anything has run, so reuse never turns into a failed step.
+ */
 public final class HostConnection implements AutoCloseable {
-  private final HostAccess host;
-  private final SSHClient client;
-  private final SSHClient jump;
-  private final RemoteShell shell;
+  /** Opens a fresh connection to the same host, with the same Secrets. */
+  interface Reconnect {
+    IdleConnections.Link connect();
+  }
 
-  HostConnection(HostAccess host, SSHClient client, SSHClient jump, Duration commandTimeout) {
+  /** Takes the connection back when the activity is done with it. */
+  interface Release {
+    void release(IdleConnections.Link link, boolean reusable);
+  }
+
+  /** SFTP writes in flight before waiting for acknowledgements (as sshj's own transfer does). */
+  private static final int UNCONFIRMED_WRITES = 16;
+
+  private final HostAccess host;
+  private final RemoteShell shell;
+  private final Reconnect reconnect;
+  private final Release release;
+  private IdleConnections.Link link;
+  private boolean reused;
+  private boolean broken;
+
+  HostConnection(
+      HostAccess host,
+      IdleConnections.Link link,
+      boolean reused,
+      ScriptDeadline deadline,
+      Reconnect reconnect,
+      Release release) {
     this.host = host;
-    this.client = client;
-    this.jump = jump;
-    this.shell = new RemoteShell(client, label(host), host.ssh().needsSudo(), commandTimeout);
+    this.link = link;
+    this.reused = reused;
+    this.reconnect = reconnect;
+    this.release = release;
+    this.shell = new RemoteShell(this::startSession, label(host), host.ssh().needsSudo(), deadline);
+  }
+
+  /** Whether this connection was opened by an earlier step and kept (for tests and logs). */
+  public boolean reused() {
+    return reused;
   }
 
   /** "node (address:port)", for messages. */
@@ -37,44 +76,121 @@ public final class HostConnection implements AutoCloseable {
    * HostUnreachable}.
    */
   public ScriptOutput run(RemoteScript script, String failureType) {
-    return shell.run(script, failureType);
+    try {
+      return shell.run(script, failureType);
+    } catch (ApplicationFailure e) {
+      if (UpgradeFailures.HOST_UNREACHABLE.equals(e.getType())) {
+        broken = true;
+      }
+      throw e;
+    }
+  }
+
+  private Session startSession() throws IOException {
+    try {
+      return client().startSession();
+    } catch (IOException | IllegalStateException e) {
+      if (!reused) {
+        throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
+      }
+      replaceDeadLink();
+      return client().startSession();
+    }
+  }
+
+  private SFTPClient newSftp() throws IOException {
+    try {
+      return client().newSFTPClient();
+    } catch (IOException | IllegalStateException e) {
+      if (!reused) {
+        throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
+      }
+      replaceDeadLink();
+      return client().newSFTPClient();
+    }
+  }
+
+  /** The kept connection died while idle: open a fresh one (its failure is the caller's). */
+  private void replaceDeadLink() {
+    link.close();
+    reused = false;
+    link = reconnect.connect();
+  }
+
+  private SSHClient client() {
+    return link.client();
   }
 
   /**
-   * Uploads a local file over SFTP as the login user, replacing {@code remotePath}.
+   * Uploads a local file over SFTP as the login user into {@code remotePath}, from byte {@code
+   * offset} on: the bytes before it must already be there (the caller checked their digest). The
+   * remote file ends up exactly as long as the local one.
    *
-   * @param progress called with the bytes of this file sent so far
+   * @param progress called with the bytes of this file sent so far by this call
    * @return the bytes sent
    */
-  public long upload(Path local, String remotePath, LongConsumer progress) {
-    try (SFTPClient sftp = client.newSFTPClient()) {
-      SFTPFileTransfer transfer = sftp.getFileTransfer();
-      transfer.setPreserveAttributes(false);
-      transfer.setTransferListener(new ProgressListener(progress));
-      transfer.upload(new FileSystemFile(local.toFile()), remotePath);
-      long size = Files.size(local);
-      progress.accept(size);
-      return size;
+  public long upload(Path local, String remotePath, long offset, LongConsumer progress) {
+    // Closed by hand, not with try-with-resources: after a dropped connection sshj throws the same
+    // exception instance from write and close, which try-with-resources cannot suppress into itself.
+    SFTPClient sftp = null;
+    RemoteFile remote = null;
+    OutputStream out = null;
+    try (FileChannel in = FileChannel.open(local, StandardOpenOption.READ)) {
+      long size = in.size();
+      if (offset < 0 || offset > size) {
+        throw new IllegalArgumentException("offset " + offset + " outside 0.." + size);
+      }
+      Set<OpenMode> modes =
+          offset == 0
+              ? EnumSet.of(OpenMode.WRITE, OpenMode.CREAT, OpenMode.TRUNC)
+              : EnumSet.of(OpenMode.WRITE, OpenMode.CREAT);
+      sftp = newSftp();
+      remote = sftp.open(remotePath, modes);
+      int chunk =
+          sftp.getSFTPEngine().getSubsystem().getRemoteMaxPacketSize()
+              - remote.getOutgoingPacketOverhead();
+      ByteBuffer buffer = ByteBuffer.allocate(Math.max(4096, Math.min(chunk, 256 * 1024)));
+      in.position(offset);
+      out = remote.new RemoteFileOutputStream(offset, UNCONFIRMED_WRITES);
+      long sent = 0;
+      int n;
+      while ((n = in.read(buffer.clear())) > 0) {
+        out.write(buffer.array(), 0, n);
+        sent += n;
+        progress.accept(sent);
+      }
+      out.close(); // waits for every write to be acknowledged
+      out = null;
+      if (offset > 0) {
+        remote.setLength(size); // a partial longer than its digest said loses its tail
+      }
+      remote.close();
+      remote = null;
+      progress.accept(sent);
+      return sent;
     } catch (IOException e) {
+      broken = true;
       throw SshFailures.unreachable(label(host) + " (upload to " + remotePath + ")", e);
+    } finally {
+      closeQuietly(out);
+      closeQuietly(remote);
+      closeQuietly(sftp);
+    }
+  }
+
+  private static void closeQuietly(AutoCloseable closeable) {
+    if (closeable == null) {
+      return;
+    }
+    try {
+      closeable.close();
+    } catch (Exception ignored) {
+      // Already failing (or done): the first failure is the one reported.
     }
   }
 
   @Override
   public void close() {
-    SshConnector.closeQuietly(client);
-    SshConnector.closeQuietly(jump);
-  }
-
-  private record ProgressListener(LongConsumer progress) implements TransferListener {
-    @Override
-    public TransferListener directory(String name) {
-      return this;
-    }
-
-    @Override
-    public StreamCopier.Listener file(String name, long size) {
-      return progress::accept;
-    }
+    release.release(link, !broken);
   }
 }

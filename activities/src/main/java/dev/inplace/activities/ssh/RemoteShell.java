@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import net.schmizz.sshj.SSHClient;
 import net.schmizz.sshj.connection.ConnectionException;
 import net.schmizz.sshj.connection.channel.direct.Session;
 
@@ -22,16 +21,21 @@ final class RemoteShell {
   static final int OUTPUT_LIMIT = 64 * 1024;
   private static final int STDERR_LINES_IN_MESSAGE = 8;
 
-  private final SSHClient client;
+  /** Opens the session a script runs in (on a reused connection, reconnecting if it died). */
+  interface Sessions {
+    Session start() throws IOException;
+  }
+
+  private final Sessions sessions;
   private final String hostLabel;
   private final boolean sudo;
-  private final Duration timeout;
+  private final ScriptDeadline deadline;
 
-  RemoteShell(SSHClient client, String hostLabel, boolean sudo, Duration timeout) {
-    this.client = client;
+  RemoteShell(Sessions sessions, String hostLabel, boolean sudo, ScriptDeadline deadline) {
+    this.sessions = sessions;
     this.hostLabel = hostLabel;
     this.sudo = sudo;
-    this.timeout = timeout;
+    this.deadline = deadline;
   }
 
   /**
@@ -43,7 +47,8 @@ final class RemoteShell {
     OutputCapture stdout = new OutputCapture(OUTPUT_LIMIT, false);
     OutputCapture stderr = new OutputCapture(OUTPUT_LIMIT, true);
     Integer exit;
-    try (Session session = client.startSession()) {
+    Duration timeout = deadline.remaining();
+    try (Session session = sessions.start()) {
       Session.Command command = session.exec(sudo ? "sudo -n bash -s" : "bash -s");
       Thread out = pump(command.getInputStream(), stdout, script.name() + "-stdout");
       Thread err = pump(command.getErrorStream(), stderr, script.name() + "-stderr");
@@ -55,7 +60,11 @@ final class RemoteShell {
         command.join(timeout.toMillis(), TimeUnit.MILLISECONDS);
       } catch (ConnectionException e) {
         if (command.isOpen()) {
-          throw failure(failureType, script, "did not finish within " + timeout, stderr);
+          throw failure(
+              failureType,
+              script,
+              "did not finish within " + ((timeout.toMillis() + 999) / 1000) + "s",
+              stderr);
         }
         throw e;
       }

@@ -8,20 +8,38 @@ import java.time.Duration;
  * @param connectTimeout TCP connect to a host or its jump host
  * @param readTimeout how long to wait for the server during key exchange, authentication and
  *     channel setup
- * @param commandTimeout upper bound of one remote script; a script still running then is abandoned
+ * @param commandTimeout bound of the scripts on a connection opened outside an activity; inside an
+ *     activity they are bounded by what is left of its start-to-close timeout instead
  * @param keepAliveInterval how often an idle connection sends a keep-alive
+ * @param idleTimeout how long a connection no step uses is kept for the host's next step (zero:
+ *     every step connects anew)
  */
 public record SshClientOptions(
     Duration connectTimeout,
     Duration readTimeout,
     Duration commandTimeout,
-    Duration keepAliveInterval) {
+    Duration keepAliveInterval,
+    Duration idleTimeout) {
+
+  /** Options that keep idle connections for two minutes. */
+  public SshClientOptions(
+      Duration connectTimeout,
+      Duration readTimeout,
+      Duration commandTimeout,
+      Duration keepAliveInterval) {
+    this(connectTimeout, readTimeout, commandTimeout, keepAliveInterval, DEFAULT_IDLE_TIMEOUT);
+  }
+
+  public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(2);
 
   public SshClientOptions {
     requirePositive("connectTimeout", connectTimeout);
     requirePositive("readTimeout", readTimeout);
     requirePositive("commandTimeout", commandTimeout);
     requirePositive("keepAliveInterval", keepAliveInterval);
+    if (idleTimeout == null || idleTimeout.isNegative()) {
+      throw new IllegalArgumentException("idleTimeout must be zero or positive, got " + idleTimeout);
+    }
   }
 
   public static SshClientOptions defaults() {

@@ -3,7 +3,6 @@ package dev.inplace.activities.ssh;
 import java.security.Security;
 import org.bouncycastle.jce.provider.BouncyCastleProvider;
 
-import com.hierynomus.sshj.transport.cipher.GcmCiphers;
 import dev.inplace.activities.support.SecretSource;
 import dev.inplace.workflows.api.HostAccess;
 import dev.inplace.workflows.api.SshSettings;
@@ -14,18 +13,21 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import net.schmizz.sshj.DefaultConfig;
 import net.schmizz.sshj.SSHClient;
 import net.schmizz.sshj.common.Factory;
 import net.schmizz.sshj.common.SecurityUtils;
 import net.schmizz.sshj.connection.channel.direct.DirectConnection;
-import net.schmizz.sshj.transport.cipher.Cipher;
 import net.schmizz.sshj.userauth.keyprovider.KeyProvider;
 
 /**
  * Opens authenticated SSH connections to hosts, with their host keys pinned from the cluster's
- * known_hosts Secret and the private key from its key Secret. Key material is read per connection,
- * kept in memory only, and never appears in a failure message.
+ * known_hosts Secret and the private key from its key Secret. The Secrets are read on every open,
+ * key material is kept in memory only and never appears in a failure message. A connection a step
+ * is done with is kept for the host's next step ({@link IdleConnections}) for the idle timeout.
  */
 public final class SshConnector {
 
@@ -46,24 +48,44 @@ public final class SshConnector {
   private final SecretSource secrets;
   private final SshClientOptions options;
   private final DefaultConfig config;
+  private final IdleConnections idle;
 
   public SshConnector(SecretSource secrets, SshClientOptions options) {
     this.secrets = secrets;
     this.options = options;
-    this.config = fastCipherConfig();
+    this.config = modernConfig();
+    this.idle = new IdleConnections(options.idleTimeout(), System::nanoTime);
+    if (!options.idleTimeout().isZero()) {
+      EXPIRY.scheduleWithFixedDelay(idle::expire, 15, 15, TimeUnit.SECONDS);
+    }
   }
+
+  /** One daemon thread for all connectors: closes connections idle past their time. */
+  private static final ScheduledExecutorService EXPIRY =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "ssh-idle-expiry");
+            t.setDaemon(true);
+            return t;
+          });
 
   public SshClientOptions options() {
     return options;
   }
 
+  /** {@link #open(HostAccess, ScriptDeadline)} with scripts bounded by the default timeout. */
+  public HostConnection open(HostAccess host) {
+    return open(host, ScriptDeadline.after(options.commandTimeout()));
+  }
+
   /**
    * Connects to {@code host} (through its jump host if it has one) and authenticates.
    *
+   * @param deadline when every script run on the connection must be done by
    * @throws ApplicationFailure {@code HostKeyMismatch}, {@code SshAuthFailed}, {@code
    *     HostUnreachable} or {@code SecretNotFound}
    */
-  public HostConnection open(HostAccess host) {
+  public HostConnection open(HostAccess host, ScriptDeadline deadline) {
     SshSettings ssh = host.ssh();
     byte[] knownHosts =
         secretValue(
@@ -71,6 +93,37 @@ public final class SshConnector {
     byte[] privateKey =
         secretValue(
             host.secretNamespace(), ssh.privateKeySecret(), SshSettings.PRIVATE_KEY_DATA_KEY);
+    IdleConnections.Key key =
+        IdleConnections.Key.of(
+            host.address(), ssh.port(), ssh.user(), ssh.jumpHost(), knownHosts, privateKey);
+    HostConnection.Reconnect reconnect = () -> connect(host, knownHosts, privateKey);
+    HostConnection.Release release =
+        (link, reusable) -> {
+          if (reusable) {
+            idle.put(key, link);
+          } else {
+            link.close();
+          }
+        };
+    IdleConnections.Link kept = idle.take(key);
+    if (kept != null) {
+      return new HostConnection(host, kept, true, deadline, reconnect, release);
+    }
+    return new HostConnection(host, reconnect.connect(), false, deadline, reconnect, release);
+  }
+
+  /** Closes the connections kept for later steps. */
+  public void closeIdle() {
+    idle.closeAll();
+  }
+
+  /** Connections kept for later steps (for tests). */
+  int idleConnections() {
+    return idle.size();
+  }
+
+  private IdleConnections.Link connect(HostAccess host, byte[] knownHosts, byte[] privateKey) {
+    SshSettings ssh = host.ssh();
     PinnedHostKeys hostKeys = pinnedHostKeys(host, knownHosts);
     String keyText = new String(privateKey, StandardCharsets.UTF_8);
     // An unreadable key is refused before any connection is made.
@@ -96,7 +149,7 @@ public final class SshConnector {
         client.connectVia(tunnel);
       }
       authenticate(client, ssh, keyText, host);
-      return new HostConnection(host, client, jump, options.commandTimeout());
+      return new IdleConnections.Link(client, jump);
     } catch (IOException e) {
       closeQuietly(client);
       closeQuietly(jump);
@@ -173,21 +226,64 @@ public final class SshConnector {
     return value;
   }
 
-  /** JCE AES-GCM first; chacha20-poly1305 needs BouncyCastle as provider, so it is left out. */
-  static DefaultConfig fastCipherConfig() {
+  /**
+   * Modern algorithms only, in order of preference: a server that offers nothing here (3DES,
+   * arcfour, hmac-md5, ssh-dss, SHA-1 key exchange only) is refused at key exchange. AES-GCM comes
+   * first because the JDK's implementation is the fastest cipher we have.
+   */
+  static final List<String> KEY_EXCHANGES =
+      List.of(
+          "curve25519-sha256",
+          "curve25519-sha256@libssh.org",
+          "ecdh-sha2-nistp256",
+          "ecdh-sha2-nistp384",
+          "ecdh-sha2-nistp521",
+          // Not an algorithm: asks the server for server-sig-algs, so rsa-sha2 client keys work.
+          "ext-info-c");
+
+  static final List<String> HOST_KEY_ALGORITHMS =
+      List.of(
+          "ssh-ed25519",
+          "ecdsa-sha2-nistp256",
+          "ecdsa-sha2-nistp384",
+          "ecdsa-sha2-nistp521",
+          "rsa-sha2-512",
+          "rsa-sha2-256");
+
+  static final List<String> CIPHERS =
+      List.of(
+          "aes128-gcm@openssh.com",
+          "aes256-gcm@openssh.com",
+          "chacha20-poly1305@openssh.com",
+          "aes128-ctr",
+          "aes192-ctr",
+          "aes256-ctr");
+
+  static final List<String> MACS =
+      List.of("hmac-sha2-256-etm@openssh.com", "hmac-sha2-512-etm@openssh.com");
+
+  static DefaultConfig modernConfig() {
     DefaultConfig config = new DefaultConfig();
-    List<Factory.Named<Cipher>> ciphers = new ArrayList<>();
-    ciphers.add(GcmCiphers.AES128GCM());
-    ciphers.add(GcmCiphers.AES256GCM());
-    for (Factory.Named<Cipher> cipher : config.getCipherFactories()) {
-      String name = cipher.getName();
-      boolean listed = ciphers.stream().anyMatch(c -> c.getName().equals(name));
-      if (!listed && !name.startsWith("chacha20")) {
-        ciphers.add(cipher);
-      }
-    }
-    config.setCipherFactories(ciphers);
+    config.setKeyExchangeFactories(only(KEY_EXCHANGES, config.getKeyExchangeFactories()));
+    config.setKeyAlgorithms(only(HOST_KEY_ALGORITHMS, config.getKeyAlgorithms()));
+    config.setCipherFactories(only(CIPHERS, config.getCipherFactories()));
+    config.setMACFactories(only(MACS, config.getMACFactories()));
     return config;
+  }
+
+  /** The library's factories named in {@code wanted}, in that order; every name must exist. */
+  private static <T extends Factory.Named<?>> List<T> only(List<String> wanted, List<T> available) {
+    List<T> chosen = new ArrayList<>();
+    for (String name : wanted) {
+      T factory =
+          available.stream()
+              .filter(f -> f.getName().equals(name))
+              .findFirst()
+              .orElseThrow(
+                  () -> new IllegalStateException("sshj offers no SSH algorithm " + name));
+      chosen.add(factory);
+    }
+    return chosen;
   }
 
   static void closeQuietly(SSHClient client) {

@@ -3,6 +3,8 @@ package dev.inplace.activities.ssh;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import net.schmizz.sshj.common.DisconnectReason;
 import net.schmizz.sshj.common.SSHException;
 import net.schmizz.sshj.userauth.UserAuthException;
@@ -23,6 +25,10 @@ final class SshFailures {
       return UpgradeFailures.nonRetryable(
           UpgradeFailures.HOST_KEY_MISMATCH, "refusing to connect to " + host + ": " + detail);
     }
+    ApplicationFailure algorithms = algorithmsRefused(host, e);
+    if (algorithms != null) {
+      return algorithms;
+    }
     if (isAuthFailure(e)) {
       return UpgradeFailures.nonRetryable(
           UpgradeFailures.SSH_AUTH_FAILED,
@@ -30,6 +36,42 @@ final class SshFailures {
     }
     return unreachable(host, e);
   }
+
+  /**
+   * sshj's "Unable to reach a settlement of KeyExchangeAlgorithms: [ours] and [theirs]" as a
+   * message that says which kind of algorithm the server lacks, what it offers and what we accept.
+   */
+  static ApplicationFailure algorithmsRefused(String host, Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      Matcher m = t.getMessage() == null ? null : SETTLEMENT.matcher(t.getMessage());
+      if (m != null && m.find()) {
+        String what = m.group(1);
+        String kind =
+            what.contains("KeyExchange") ? "key exchange"
+                : what.contains("HostKey") ? "host key"
+                : what.contains("Cipher") ? "cipher"
+                : what.contains("MAC") ? "MAC"
+                : "compression";
+        return UpgradeFailures.nonRetryable(
+            UpgradeFailures.SSH_ALGORITHMS_UNSUPPORTED,
+            "refusing to connect to "
+                + host
+                + ": it offers no "
+                + kind
+                + " algorithm inplace accepts (server offers "
+                + m.group(3)
+                + "; inplace accepts "
+                + m.group(2)
+                + "). Legacy algorithms (3DES, arcfour, CBC, hmac-md5, hmac-sha1, ssh-dss, ssh-rsa"
+                + " SHA-1 signatures, SHA-1 key exchange) are disabled: update the host's SSH"
+                + " server configuration.");
+      }
+    }
+    return null;
+  }
+
+  private static final Pattern SETTLEMENT =
+      Pattern.compile("Unable to reach a settlement of (\\w+): (\\[[^\\]]*\\]) and (\\[[^\\]]*\\])");
 
   static ApplicationFailure unreachable(String host, IOException e) {
     return UpgradeFailures.retryable(

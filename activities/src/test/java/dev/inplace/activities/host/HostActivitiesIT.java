@@ -175,6 +175,53 @@ class HostActivitiesIT {
   }
 
   @Test
+  void anInterruptedUploadResumesAtItsOffsetAndSendsOnlyTheRest() throws Exception {
+    Artifact big = bigArtifact();
+    StageRequest request = new StageRequest(host, PROFILE, List.of(big));
+    node.server().dropConnectionAfterUploadedBytes(1_000_000);
+
+    assertFailure(UpgradeFailures.HOST_UNREACHABLE, () -> stub().stageArtifacts(request));
+    Path part = node.path(HostScripts.partPath(PROFILE, big));
+    long partial = Files.size(part);
+    assertTrue(partial >= 1_000_000 && partial < big.sizeBytes(), "partial: " + partial);
+    long receivedBefore = node.server().uploadedBytes();
+
+    StageResult resumed = stub().stageArtifacts(request);
+
+    assertEquals(List.of(big.name()), resumed.uploaded());
+    assertEquals(big.sizeBytes() - partial, resumed.bytesSent());
+    assertEquals(big.sizeBytes() - partial, node.server().uploadedBytes() - receivedBefore);
+    assertArrayEquals(Files.readAllBytes(Path.of(big.source())), Files.readAllBytes(staged(big)));
+    assertEquals(List.of(), partFiles());
+  }
+
+  @Test
+  void aPartialUploadWhosePrefixDiffersStartsOverFromByteZero() throws Exception {
+    Artifact big = bigArtifact();
+    StageRequest request = new StageRequest(host, PROFILE, List.of(big));
+    node.server().dropConnectionAfterUploadedBytes(1_000_000);
+    assertFailure(UpgradeFailures.HOST_UNREACHABLE, () -> stub().stageArtifacts(request));
+    Path part = node.path(HostScripts.partPath(PROFILE, big));
+    byte[] prefix = Files.readAllBytes(part);
+    prefix[prefix.length / 2] ^= 1; // one flipped bit in the middle of what arrived
+    Files.write(part, prefix);
+
+    StageResult restarted = stub().stageArtifacts(request);
+
+    assertEquals(big.sizeBytes(), restarted.bytesSent());
+    assertArrayEquals(Files.readAllBytes(Path.of(big.source())), Files.readAllBytes(staged(big)));
+  }
+
+  /** 6 MiB of varied bytes: large enough that a dropped connection leaves a partial file. */
+  private Artifact bigArtifact() throws Exception {
+    byte[] data = new byte[6 * 1024 * 1024];
+    new java.util.Random(42).nextBytes(data);
+    Path file = Files.write(work.resolve("releases").resolve("big.bin"), data);
+    return new Artifact(
+        "big", ArtifactKind.BINARY, file.toString(), sha256(data), data.length, "/usr/local/bin/big", "0755");
+  }
+
+  @Test
   void stageSkipsAnArtifactAlreadyInstalledWithItsDigest() throws Exception {
     node.writeFile(k3s.installPath(), NEW_K3S);
 
@@ -321,6 +368,32 @@ class HostActivitiesIT {
         failure.getOriginalMessage().contains("Job for k3s-agent.service failed"),
         failure.getOriginalMessage());
     assertNoKeyMaterial(failure, node.privateKeyText());
+  }
+
+  @Test
+  void aHangingScriptIsCutOffByTheActivitysOwnBudgetNotAFixedCap() throws Exception {
+    Files.createDirectories(node.path("/run/systemd"));
+    Files.createFile(node.path("/run/systemd/k3s.hang-restart"));
+    // The connector's default script timeout is a minute; the activity allows 10 s.
+    HostActivities tight =
+        temporal.newActivityStub(
+            HostActivities.class,
+            ActivityOptions.newBuilder()
+                .setStartToCloseTimeout(Duration.ofSeconds(10))
+                .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+                .build());
+
+    long start = System.nanoTime();
+    ApplicationFailure failure =
+        assertFailure(
+            UpgradeFailures.SERVICE_RESTART_FAILED,
+            () -> tight.restartService(new ServiceRequest(host, "k3s")));
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+    assertTrue(
+        failure.getOriginalMessage().contains("did not finish within 5s"),
+        failure.getOriginalMessage());
+    assertTrue(took.compareTo(Duration.ofSeconds(10)) < 0, "took " + took);
   }
 
   @Test

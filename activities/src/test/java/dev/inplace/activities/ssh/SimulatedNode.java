@@ -26,10 +26,17 @@ public final class SimulatedNode implements AutoCloseable {
   private final MapSecretSource secrets = new MapSecretSource();
 
   public SimulatedNode(Path workDir) throws IOException {
+    this(workDir, TestKeys.generate(), s -> {});
+  }
+
+  /** A node whose server has {@code hostKey} and {@code tune} applied before it starts. */
+  public SimulatedNode(
+      Path workDir, KeyPair hostKey, java.util.function.Consumer<org.apache.sshd.server.SshServer> tune)
+      throws IOException {
     root = Files.createDirectories(workDir.resolve("node-root"));
     fakeBin = TestSshServer.writeFakes(workDir.resolve("fake-bin"));
     clientKey = TestKeys.generate();
-    server = TestSshServer.start(root, fakeBin, clientKey.getPublic());
+    server = TestSshServer.start(root, fakeBin, clientKey.getPublic(), hostKey, tune);
     setSecrets(privateKeyText(), server.knownHostsLine() + "\n");
   }
 

@@ -52,6 +52,54 @@ class SshConnectorIT {
   }
 
   @Test
+  void aNodesStepsShareOneConnectionAndADeadOneIsReplacedTransparently() throws Exception {
+    SshConnector connector = node.connector();
+    try (HostConnection first = connector.open(node.access("root"))) {
+      first.run(script("echo one\n"), UpgradeFailures.REMOTE_COMMAND_FAILED);
+      assertFalse(first.reused());
+    }
+    try (HostConnection second = connector.open(node.access("root"))) {
+      assertTrue(second.reused());
+      second.run(script("echo two\n"), UpgradeFailures.REMOTE_COMMAND_FAILED);
+    }
+    assertEquals(1, node.server().sessionsOpened());
+
+    node.server().closeAllConnections(); // the host rebooted while the connection sat idle
+    Thread.sleep(200);
+    try (HostConnection third = connector.open(node.access("root"))) {
+      ScriptOutput out = third.run(script("echo r=three\n"), UpgradeFailures.REMOTE_COMMAND_FAILED);
+      assertEquals("three", out.value("r"));
+    }
+    assertEquals(2, node.server().sessionsOpened());
+  }
+
+  @Test
+  void aRotatedSecretNeverReusesAConnectionOpenedUnderTheOldOne() {
+    SshConnector connector = node.connector();
+    try (HostConnection first = connector.open(node.access("root"))) {
+      first.run(script("true\n"), UpgradeFailures.REMOTE_COMMAND_FAILED);
+    }
+    node.setSecrets(node.privateKeyText(), node.server().knownHostsLine() + "\n# rotated\n");
+    try (HostConnection second = connector.open(node.access("root"))) {
+      assertFalse(second.reused());
+      second.run(script("true\n"), UpgradeFailures.REMOTE_COMMAND_FAILED);
+    }
+    assertEquals(2, node.server().sessionsOpened());
+  }
+
+  @Test
+  void aConnectionThatBrokeMidStepIsNotKept() {
+    SshConnector connector = node.connector();
+    try (HostConnection conn = connector.open(node.access("root"))) {
+      node.server().closeAllConnections();
+      assertFailure(
+          UpgradeFailures.HOST_UNREACHABLE,
+          () -> conn.run(script("true\n"), UpgradeFailures.REMOTE_COMMAND_FAILED));
+    }
+    assertEquals(0, connector.idleConnections());
+  }
+
+  @Test
   void nonRootUserRunsScriptsUnderSudo() throws IOException {
     try (HostConnection conn = node.connector().open(node.access("deploy"))) {
       conn.run(script("echo ok\n"), UpgradeFailures.REMOTE_COMMAND_FAILED);

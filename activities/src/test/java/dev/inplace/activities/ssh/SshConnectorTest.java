@@ -13,15 +13,25 @@ import org.junit.jupiter.api.Test;
 class SshConnectorTest {
 
   @Test
-  void prefersJceAesGcmAndDropsChacha() {
-    List<String> ciphers =
-        SshConnector.fastCipherConfig().getCipherFactories().stream()
-            .map(Factory.Named::getName)
-            .toList();
+  void offersOnlyModernAlgorithmsWithJceAesGcmFirst() {
+    var config = SshConnector.modernConfig();
+    List<String> ciphers = names(config.getCipherFactories());
+    List<String> kex = names(config.getKeyExchangeFactories());
+    List<String> hostKeys = names(config.getKeyAlgorithms());
+    List<String> macs = names(config.getMACFactories());
 
-    assertEquals(
-        List.of("aes128-gcm@openssh.com", "aes256-gcm@openssh.com"), ciphers.subList(0, 2));
-    assertFalse(ciphers.stream().anyMatch(c -> c.startsWith("chacha20")), ciphers.toString());
+    assertEquals(List.of("aes128-gcm@openssh.com", "aes256-gcm@openssh.com"), ciphers.subList(0, 2));
+    for (String legacy : List.of("3des", "arcfour", "blowfish", "cbc", "cast128")) {
+      assertFalse(ciphers.stream().anyMatch(c -> c.contains(legacy)), ciphers.toString());
+    }
+    assertFalse(kex.stream().anyMatch(k -> k.contains("sha1") || k.startsWith("diffie")), kex.toString());
+    assertFalse(hostKeys.contains("ssh-rsa") || hostKeys.contains("ssh-dss"), hostKeys.toString());
+    assertFalse(macs.stream().anyMatch(m -> m.contains("md5") || m.contains("sha1")), macs.toString());
+    assertEquals(SshConnector.MACS, macs);
+  }
+
+  private static List<String> names(List<? extends Factory.Named<?>> factories) {
+    return factories.stream().map(Factory.Named::getName).toList();
   }
 
   @Test

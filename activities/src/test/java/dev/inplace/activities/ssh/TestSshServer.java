@@ -12,9 +12,13 @@ import java.security.PublicKey;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.apache.sshd.common.config.keys.KeyUtils;
 import org.apache.sshd.common.file.virtualfs.VirtualFileSystemFactory;
 import org.apache.sshd.common.keyprovider.KeyPairProvider;
+import org.apache.sshd.common.session.Session;
+import org.apache.sshd.common.session.SessionListener;
 import org.apache.sshd.server.Environment;
 import org.apache.sshd.server.ExitCallback;
 import org.apache.sshd.server.SshServer;
@@ -37,9 +41,14 @@ public final class TestSshServer implements AutoCloseable {
   private final KeyPair hostKey;
   private final List<String> commands = new CopyOnWriteArrayList<>();
   private final AtomicBoolean corruptNextUpload = new AtomicBoolean();
+  private final AtomicLong uploadedBytes = new AtomicLong();
+  private final AtomicLong sessionsOpened = new AtomicLong();
+  private final AtomicLong dropAfterBytes = new AtomicLong(-1);
 
-  private TestSshServer(Path nodeRoot, Path fakeBin, PublicKey clientKey) throws IOException {
-    hostKey = TestKeys.generate();
+  private TestSshServer(
+      Path nodeRoot, Path fakeBin, PublicKey clientKey, KeyPair hostKey, Consumer<SshServer> tune)
+      throws IOException {
+    this.hostKey = hostKey;
     server = SshServer.setUpDefaultServer();
     server.setHost("127.0.0.1");
     server.setPort(0);
@@ -57,12 +66,27 @@ public final class TestSshServer implements AutoCloseable {
           commands.add(command);
           return new BashCommand(command, nodeRoot, fakeBin);
         });
+    server.addSessionListener(
+        new SessionListener() {
+          @Override
+          public void sessionCreated(Session session) {
+            sessionsOpened.incrementAndGet();
+          }
+        });
+    tune.accept(server);
     server.start();
   }
 
   public static TestSshServer start(Path nodeRoot, Path fakeBin, PublicKey clientKey)
       throws IOException {
-    return new TestSshServer(nodeRoot, fakeBin, clientKey);
+    return new TestSshServer(nodeRoot, fakeBin, clientKey, TestKeys.generate(), s -> {});
+  }
+
+  /** A server with its own host key and {@code tune} applied (algorithms, say) before it starts. */
+  public static TestSshServer start(
+      Path nodeRoot, Path fakeBin, PublicKey clientKey, KeyPair hostKey, Consumer<SshServer> tune)
+      throws IOException {
+    return new TestSshServer(nodeRoot, fakeBin, clientKey, hostKey, tune);
   }
 
   public int port() {
@@ -88,12 +112,50 @@ public final class TestSshServer implements AutoCloseable {
     corruptNextUpload.set(true);
   }
 
+  /** SSH connections accepted so far. */
+  public long sessionsOpened() {
+    return sessionsOpened.get();
+  }
+
+  /** Cuts every open connection, as a host reboot or an sshd restart would. */
+  public void closeAllConnections() {
+    server.getActiveSessions().forEach(s -> s.close(true));
+  }
+
+  /** Bytes written over SFTP so far. */
+  public long uploadedBytes() {
+    return uploadedBytes.get();
+  }
+
+  /** Drops the SSH connection once {@code bytes} more bytes are written over SFTP (once). */
+  public void dropConnectionAfterUploadedBytes(long bytes) {
+    dropAfterBytes.set(uploadedBytes.get() + bytes);
+  }
+
   @Override
   public void close() throws IOException {
     server.stop(true);
   }
 
   private final class Corrupter implements SftpEventListener {
+    @Override
+    public void written(
+        ServerSession session,
+        String remoteHandle,
+        FileHandle localHandle,
+        long offset,
+        byte[] data,
+        int dataOffset,
+        int dataLen,
+        Throwable thrown)
+        throws IOException {
+      long total = uploadedBytes.addAndGet(dataLen);
+      long limit = dropAfterBytes.get();
+      if (limit >= 0 && total >= limit && dropAfterBytes.compareAndSet(limit, -1)) {
+        session.close(true); // as if the network or the worker went away mid-file
+      }
+    }
+
     @Override
     public void closed(
         ServerSession session, String remoteHandle, Handle localHandle, Throwable thrown)
@@ -224,7 +286,8 @@ public final class TestSshServer implements AutoCloseable {
         """
         #!/bin/bash
         # Test fake: unit state lives in files under $INPLACE_HOST_ROOT/run/systemd.
-        # <unit>.active marks a running unit; <unit>.fail-restart makes restart fail.
+        # <unit>.active marks a running unit; <unit>.fail-restart makes restart fail;
+        # <unit>.hang-restart makes restart hang for a minute.
         state="$INPLACE_HOST_ROOT/run/systemd"
         mkdir -p "$state"
         cmd="$1"; shift
@@ -233,6 +296,7 @@ public final class TestSshServer implements AutoCloseable {
             touch "$state/daemon-reload"
             ;;
           restart)
+            if [ -e "$state/$1.hang-restart" ]; then sleep 60; fi
             if [ -e "$state/$1.fail-restart" ]; then
               rm -f "$state/$1.active"
               echo "Job for $1.service failed because the control process exited with error code." >&2

@@ -1,6 +1,7 @@
 package dev.inplace.sandbox.demo;
 
 import dev.inplace.sandbox.estate.EstateSpec;
+import dev.inplace.sandbox.hosts.HostServer;
 import dev.inplace.sandbox.release.FakeReleaseSizes;
 import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.KubeVersion;
@@ -25,7 +26,17 @@ public record DemoOptions(
     long drainTimeoutSeconds,
     long readyTimeoutSeconds,
     boolean keep,
-    Distribution distribution) {
+    Distribution distribution,
+    HostServer hosts) {
+
+  /** Options without a host server choice: MINA hosts. */
+  public DemoOptions(
+      Mode mode, int controlPlanes, int pools, int workers, String maxUnavailable, OnFailure onFailure,
+      String from, String to, boolean json, List<Fault> faults, long binaryBytes, long drainTimeoutSeconds,
+      long readyTimeoutSeconds, boolean keep, Distribution distribution) {
+    this(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, faults, binaryBytes,
+        drainTimeoutSeconds, readyTimeoutSeconds, keep, distribution, HostServer.MINA);
+  }
 
   /** How the demo starts the upgrade. */
   public enum Mode {
@@ -78,6 +89,8 @@ public record DemoOptions(
         --binary-size-mib N    size of the fake k3s binary (default 32)
         --drain-timeout S      seconds a drain may be blocked by a PodDisruptionBudget (default 20)
         --ready-timeout S      seconds a node may take to be Ready at a version (default 20)
+        --hosts KIND           mina (default): embedded SSH servers; openssh: one real sshd per node
+                               (needs root and openssh-server: apt-get install -y openssh-server)
         --json                 end with one JSON line summarising the run
         --keep                 keep the estate directory for inspection
       """
@@ -93,6 +106,7 @@ public record DemoOptions(
     String maxUnavailable = "1";
     OnFailure onFailure = OnFailure.HALT;
     Distribution distribution = Distribution.K3S;
+    HostServer hosts = HostServer.MINA;
     String from = null;
     String to = null;
     boolean json = false;
@@ -117,6 +131,7 @@ public record DemoOptions(
         case "--binary-size-mib" -> binaryMiB = intValue(arg, value(args, ++i, arg));
         case "--drain-timeout" -> drainTimeout = intValue(arg, value(args, ++i, arg));
         case "--ready-timeout" -> readyTimeout = intValue(arg, value(args, ++i, arg));
+        case "--hosts" -> hosts = HostServer.parse(value(args, ++i, arg));
         case "--json" -> json = true;
         case "--keep" -> keep = true;
         default -> throw new IllegalArgumentException("unknown option '" + arg + "'");
@@ -139,14 +154,14 @@ public record DemoOptions(
     if (KubeVersion.parse(to).compareTo(KubeVersion.parse(from)) <= 0) {
       throw new IllegalArgumentException("--to " + to + " must be newer than --from " + from);
     }
-    return new DemoOptions(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, List.copyOf(faults), binaryMiB << 20, drainTimeout, readyTimeout, keep, distribution);
+    return new DemoOptions(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, List.copyOf(faults), binaryMiB << 20, drainTimeout, readyTimeout, keep, distribution, hosts);
   }
 
   public EstateSpec estateSpec() {
     return new EstateSpec(
         controlPlanes, pools, workers, from, to,
         new FakeReleaseSizes(binaryBytes, FakeReleaseSizes.defaults().imagePaddingBytes()),
-        Duration.ofSeconds(1), distribution);
+        Duration.ofSeconds(1), distribution, hosts);
   }
 
   private static String maxUnavailable(String text) {

@@ -106,7 +106,7 @@ public final class Estate implements AutoCloseable {
     SandboxApiServer workload = SandboxApiServer.start();
     CapiObjects.ALL.forEach(
         c -> management.registerCustomResource(c.getGroup(), c.getVersion(), c.getKind(), c.getPlural(), true));
-    SandboxHosts hosts = SandboxHosts.open(dir, SandboxHosts.Settings.defaults());
+    SandboxHosts hosts = SandboxHosts.open(dir, SandboxHosts.Settings.defaults().withServer(spec.hosts()));
 
     List<EstateNode> nodes = new ArrayList<>();
     for (int i = 0; i < spec.controlPlanes(); i++) {

@@ -1,5 +1,6 @@
 package dev.inplace.sandbox.estate;
 
+import dev.inplace.sandbox.hosts.HostServer;
 import dev.inplace.sandbox.release.FakeReleaseSizes;
 import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.KubeVersion;
@@ -19,11 +20,20 @@ public record EstateSpec(
     String toVersion,
     FakeReleaseSizes sizes,
     Duration kubeletStartupDelay,
-    Distribution distribution) {
+    Distribution distribution,
+    HostServer hosts) {
   public static final String DEFAULT_FROM = "v1.30.6+k3s1";
   public static final String DEFAULT_TO = "v1.31.2+k3s1";
   public static final String DEFAULT_KUBEADM_FROM = "v1.30.6";
   public static final String DEFAULT_KUBEADM_TO = "v1.31.2";
+
+  /** An estate on MINA hosts. */
+  public EstateSpec(
+      int controlPlanes, int pools, int workers, String fromVersion, String toVersion, FakeReleaseSizes sizes,
+      Duration kubeletStartupDelay, Distribution distribution) {
+    this(controlPlanes, pools, workers, fromVersion, toVersion, sizes, kubeletStartupDelay, distribution,
+        HostServer.MINA);
+  }
 
   /** A k3s estate. */
   public EstateSpec(
@@ -55,6 +65,7 @@ public record EstateSpec(
     KubeVersion.parse(fromVersion);
     KubeVersion.parse(toVersion);
     distribution = distribution == null ? Distribution.K3S : distribution;
+    hosts = hosts == null ? HostServer.MINA : hosts;
   }
 
   /** The MachineDeployment of pool {@code index}. */

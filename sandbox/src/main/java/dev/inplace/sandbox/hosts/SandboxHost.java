@@ -21,8 +21,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One simulated node: an embedded SSH server (exec and SFTP) bound to the node's own loopback
- * address, serving the node's root directory. Created and controlled by {@link SandboxHosts}.
+ * One simulated node: an SSH server (exec and SFTP) bound to the node's own loopback address,
+ * serving the node's root directory: embedded MINA, or a real OpenSSH sshd ({@link OpenSshServer})
+ * when one is given. Created and controlled by {@link SandboxHosts}.
  */
 public final class SandboxHost {
   private static final Logger LOG = LoggerFactory.getLogger(SandboxHost.class);
@@ -37,6 +38,7 @@ public final class SandboxHost {
   private final PublicKey clientKey;
   private final Path sandboxBin;
   private final AtomicLong sftpBytesPerSecond = new AtomicLong();
+  private final OpenSshServer openssh;
   private volatile int port;
   private volatile SshServer server;
 
@@ -49,7 +51,8 @@ public final class SandboxHost {
       KeyPair hostKey,
       String user,
       PublicKey clientKey,
-      Path sandboxBin) {
+      Path sandboxBin,
+      OpenSshServer openssh) {
     this.name = name;
     this.role = role;
     this.service = service;
@@ -59,6 +62,7 @@ public final class SandboxHost {
     this.user = user;
     this.clientKey = clientKey;
     this.sandboxBin = sandboxBin;
+    this.openssh = openssh;
   }
 
   public String name() {
@@ -90,6 +94,9 @@ public final class SandboxHost {
   }
 
   public boolean isUp() {
+    if (openssh != null) {
+      return openssh.isUp();
+    }
     SshServer s = server;
     return s != null && s.isOpen();
   }
@@ -111,6 +118,11 @@ public final class SandboxHost {
    */
   synchronized void start(int requestedPort) throws IOException {
     if (isUp()) {
+      return;
+    }
+    if (openssh != null) {
+      openssh.start(requestedPort);
+      port = openssh.port();
       return;
     }
     SshServer s = SshServer.setUpDefaultServer();
@@ -139,6 +151,11 @@ public final class SandboxHost {
 
   /** Stops the SSH server, cutting every open session. */
   synchronized void stop() {
+    if (openssh != null) {
+      openssh.stop();
+      LOG.info("node {}: SSH server down", name);
+      return;
+    }
     SshServer s = server;
     server = null;
     if (s != null) {
@@ -151,6 +168,9 @@ public final class SandboxHost {
   void throttleSftpWrites(long bytesPerSecond) {
     if (bytesPerSecond < 0) {
       throw new IllegalArgumentException("bytesPerSecond must be >= 0");
+    }
+    if (openssh != null && bytesPerSecond > 0) {
+      throw new IllegalStateException("a slow link needs --hosts mina (sshd has no write throttle)");
     }
     sftpBytesPerSecond.set(bytesPerSecond);
   }

@@ -44,8 +44,13 @@ public final class SandboxHosts implements Closeable {
    * @param user SSH login user accepted by every node
    * @param port preferred SSH port of every node; when taken, a free port is used instead
    * @param firstHostOctet last octet of the first node's address ({@code 127.0.0.<firstHostOctet>})
+   * @param server which SSH server plays each node
    */
-  public record Settings(String user, int port, int firstHostOctet) {
+  public record Settings(String user, int port, int firstHostOctet, HostServer server) {
+    public Settings(String user, int port, int firstHostOctet) {
+      this(user, port, firstHostOctet, HostServer.MINA);
+    }
+
     public Settings {
       if (user == null || !user.matches("[a-z_][a-z0-9_-]*")) {
         throw new IllegalArgumentException("invalid SSH user '" + user + "'");
@@ -56,6 +61,15 @@ public final class SandboxHosts implements Closeable {
       if (firstHostOctet < 2 || firstHostOctet > 254) {
         throw new IllegalArgumentException("firstHostOctet must be 2..254");
       }
+      server = server == null ? HostServer.MINA : server;
+      if (server == HostServer.OPENSSH) {
+        // sshd logs in real users only: the one running the sandbox (root, see OpenSshServer).
+        user = System.getProperty("user.name");
+      }
+    }
+
+    public Settings withServer(HostServer kind) {
+      return new Settings(user, port, firstHostOctet, kind);
     }
 
     public static Settings defaults() {
@@ -89,6 +103,10 @@ public final class SandboxHosts implements Closeable {
     installSandboxBin();
     this.clientKey = KeyFiles.loadOrGenerate(sshDir.resolve("id_rsa"), "inplace-sandbox-client");
     this.faults = new FaultInjector(hostsDir);
+    if (settings.server() == HostServer.OPENSSH) {
+      OpenSshServer.requireUsable();
+      installOpenSshFiles();
+    }
   }
 
   /** Opens the hosts of the estate at {@code estateDir}, reusing keys already stored there. */
@@ -240,18 +258,33 @@ public final class SandboxHosts implements Closeable {
       throw new IllegalStateException("no loopback address left for node " + node);
     }
     Path root = hostsDir.resolve(node);
-    KeyPair hostKey =
-        KeyFiles.loadOrGenerate(sshDir.resolve("host-keys").resolve(node + "_rsa_key"), node);
+    Path hostKeyFile = sshDir.resolve("host-keys").resolve(node + "_rsa_key");
+    KeyPair hostKey = KeyFiles.loadOrGenerate(hostKeyFile, node);
+    String address = "127.0.0." + octet;
+    OpenSshServer openssh =
+        settings.server() == HostServer.OPENSSH
+            ? new OpenSshServer(
+                node,
+                address,
+                root,
+                hostKeyFile,
+                settings.user(),
+                opensshDir(),
+                opensshDir().resolve("authorized_keys"),
+                opensshDir().resolve("host-exec"),
+                sandboxBin)
+            : null;
     return new SandboxHost(
         node,
         role,
         distribution.defaultProfile().serviceFor(role),
-        "127.0.0." + octet,
+        address,
         root,
         hostKey,
         settings.user(),
         clientKey.getPublic(),
-        sandboxBin);
+        sandboxBin,
+        openssh);
   }
 
   /** Binds the shared port; the first node picks a free one if the configured port is taken. */
@@ -372,6 +405,36 @@ public final class SandboxHosts implements Closeable {
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot install sandbox commands into " + sandboxBin, e);
+    }
+  }
+
+  private Path opensshDir() {
+    return estateDir.resolve("openssh");
+  }
+
+  /** The client key every node's sshd accepts, and the session wrapper all of them run. */
+  private void installOpenSshFiles() {
+    try {
+      Files.createDirectories(opensshDir());
+      writeAtomically(opensshDir().resolve("authorized_keys"), clientPublicKey() + "\n");
+      String steps =
+          FaultInjector.SCRIPT_STEPS.stream()
+              .map(dev.inplace.workflows.api.UpgradeStep::cliName)
+              .sorted()
+              .reduce((a, b) -> a + " " + b)
+              .orElse("");
+      try (InputStream in = SandboxHosts.class.getResourceAsStream("/openssh/host-exec")) {
+        if (in == null) {
+          throw new IllegalStateException("resource /openssh/host-exec is missing");
+        }
+        String text =
+            new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("{{script_steps}}", steps);
+        Path exec = opensshDir().resolve("host-exec");
+        writeAtomically(exec, text);
+        Files.setPosixFilePermissions(exec, PosixFilePermissions.fromString("rwxr-xr-x"));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the OpenSSH files under " + opensshDir(), e);
     }
   }
 

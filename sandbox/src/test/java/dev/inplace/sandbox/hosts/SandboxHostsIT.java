@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.inplace.sandbox.release.FakeReleaseSizes;
 import dev.inplace.sandbox.release.FakeReleases;
@@ -24,33 +25,55 @@ import net.schmizz.sshj.common.DisconnectReason;
 import net.schmizz.sshj.common.KeyType;
 import net.schmizz.sshj.transport.TransportException;
 import net.schmizz.sshj.userauth.keyprovider.KeyProvider;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
+/** Runs against both host servers: embedded MINA and one real OpenSSH sshd per node. */
+@ParameterizedClass
+@EnumSource(HostServer.class)
 class SandboxHostsIT {
   private static final String OLD = "v1.30.4+k3s1";
   private static final String NEW = "v1.31.2+k3s1";
 
-  @TempDir static Path estate;
+  @Parameter HostServer server;
+  static Path estate;
   static FakeReleases releases;
   static SandboxHosts hosts;
 
-  @BeforeAll
-  static void startEstate() {
+  /** MINA nodes on 127.0.0.60.., OpenSSH nodes on 127.0.0.70.. (both on port 2222). */
+  private static int firstOctet(HostServer server) {
+    return server == HostServer.MINA ? 60 : 70;
+  }
+
+  private String address(int index) {
+    return "127.0.0." + (firstOctet(server) + index);
+  }
+
+  @BeforeParameterizedClassInvocation
+  static void startEstate(HostServer server) throws IOException {
+    estate = Files.createTempDirectory("sandbox-hosts-it-" + server.cliName());
     releases = new FakeReleases(estate.resolve("artifacts"), FakeReleaseSizes.small());
     releases.add(OLD);
     releases.add(NEW);
-    hosts = SandboxHosts.open(estate, new SandboxHosts.Settings("inplace", 2222, 60));
+    hosts =
+        SandboxHosts.open(
+            estate, new SandboxHosts.Settings("inplace", 2222, firstOctet(server), server));
     hosts.provision("cp-1", NodeRole.CONTROL_PLANE, OLD, releases);
     hosts.provision("worker-1", NodeRole.WORKER, OLD, releases);
   }
 
-  @AfterAll
-  static void stopEstate() {
+  @AfterParameterizedClassInvocation
+  static void stopEstate() throws IOException {
     if (hosts != null) {
       hosts.close();
+      hosts = null;
+    }
+    try (java.util.stream.Stream<Path> files = Files.walk(estate)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
   }
 
@@ -58,8 +81,8 @@ class SandboxHostsIT {
   void provisionLaysOutTheNodeAndGivesEachNodeItsOwnAddressAndOnePort() throws IOException {
     SandboxHost cp = hosts.host("cp-1");
     SandboxHost worker = hosts.host("worker-1");
-    assertEquals("127.0.0.60", cp.address());
-    assertEquals("127.0.0.61", worker.address());
+    assertEquals(address(0), cp.address());
+    assertEquals(address(1), worker.address());
     assertEquals(hosts.port(), cp.port());
     assertEquals(hosts.port(), worker.port());
     assertEquals("k3s", cp.service());
@@ -79,7 +102,7 @@ class SandboxHostsIT {
 
     List<String> lines = hosts.knownHosts().lines().toList();
     assertEquals(2, lines.size());
-    assertTrue(lines.get(0).startsWith("[127.0.0.60]:" + hosts.port() + " ssh-rsa AAAA"));
+    assertTrue(lines.get(0).startsWith("[" + address(0) + "]:" + hosts.port() + " ssh-rsa AAAA"));
     assertEquals(hosts.knownHosts(), Files.readString(hosts.knownHostsFile()));
   }
 
@@ -256,6 +279,7 @@ class SandboxHostsIT {
 
   @Test
   void slowLinkThrottlesSftpUploads() throws IOException {
+    assumeTrue(server == HostServer.MINA, "a slow link is MINA's write throttle");
     Path local = estate.resolve("slow.bin");
     Files.write(local, new byte[256 * 1024]);
     hosts.slowLink("cp-1", 512 * 1024);
@@ -266,6 +290,20 @@ class SandboxHostsIT {
       assertTrue(took.toMillis() >= 400, "upload of 256 KiB at 512 KiB/s took only " + took);
     } finally {
       hosts.slowLink("cp-1", 0);
+    }
+  }
+
+  @Test
+  void openSshNodesGetTheirRootFromSshdConfigNotFromTheClient() throws IOException {
+    assumeTrue(server == HostServer.OPENSSH);
+    Path config = estate.resolve("openssh/worker-1/sshd_config");
+    String text = Files.readString(config);
+    assertTrue(text.contains("SetEnv \"INPLACE_HOST_ROOT=" + hosts.host("worker-1").root() + "\""), text);
+    assertTrue(text.contains("UsePAM no") && text.contains("StrictModes no"), text);
+    try (SshTestClient client = SshTestClient.connect(hosts, "worker-1")) {
+      // A real sshd process serves the node: the session's parent is sshd.
+      SshTestClient.Result parent = client.exec("ps -o comm= -p $PPID", null);
+      assertTrue(parent.stdout().startsWith("sshd"), parent.stdout() + parent.stderr());
     }
   }
 

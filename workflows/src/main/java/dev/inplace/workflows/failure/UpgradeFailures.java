@@ -20,6 +20,8 @@ public final class UpgradeFailures {
   public static final String SECRET_NOT_FOUND = "SecretNotFound";
   public static final String HOST_KEY_MISMATCH = "HostKeyMismatch";
   public static final String SSH_AUTH_FAILED = "SshAuthFailed";
+  /** The host offers no SSH algorithm of the modern set the worker accepts (legacy-only server). */
+  public static final String SSH_ALGORITHMS_UNSUPPORTED = "SshAlgorithmsUnsupported";
   public static final String INSUFFICIENT_DISK = "InsufficientDisk";
   public static final String ARCHITECTURE_MISMATCH = "ArchitectureMismatch";
   public static final String ARTIFACT_DIGEST_MISMATCH = "ArtifactDigestMismatch";
@@ -61,6 +63,7 @@ public final class UpgradeFailures {
           SECRET_NOT_FOUND,
           HOST_KEY_MISMATCH,
           SSH_AUTH_FAILED,
+          SSH_ALGORITHMS_UNSUPPORTED,
           INSUFFICIENT_DISK,
           ARCHITECTURE_MISMATCH,
           ARTIFACT_DIGEST_MISMATCH,
