@@ -337,7 +337,7 @@ public final class KubeletSimulator implements Closeable {
       }
       for (String token : output.split("\\s+")) {
         if (token.matches("v[0-9].*")) {
-          return Optional.of(token);
+          return Optional.of(s.node.kubeletVersion(token));
         }
       }
       return Optional.empty();
