@@ -219,7 +219,7 @@ public final class KubeletSimulator implements Closeable {
               + version.get()
               + ")");
     }
-    return Report.ready(version.get());
+    return Report.ready(s.node.kubeletVersion(version.get()));
   }
 
   private void publish(NodeState s) {
@@ -337,7 +337,7 @@ public final class KubeletSimulator implements Closeable {
       }
       for (String token : output.split("\\s+")) {
         if (token.matches("v[0-9].*")) {
-          return Optional.of(s.node.kubeletVersion(token));
+          return Optional.of(token);
         }
       }
       return Optional.empty();
