@@ -121,11 +121,12 @@ final class FakeArtifactWriter {
             ;;
           stop)
             if ! running; then echo 'Error: k0s is not running' >&2; exit 1; fi
-            systemctl stop "$unit"
+            systemctl stop "$unit" || exit 1
             ;;
           start)
             if running; then echo 'Error: k0s is already running' >&2; exit 1; fi
-            systemctl start "$unit"
+            # A unit that fails to start fails k0s start, as the init system reports it.
+            systemctl start "$unit" || exit 1
             ;;
           backup)
             shift

@@ -212,6 +212,11 @@ class FakeReleasesTest {
     assertEquals("inactive", Files.readString(services.resolve("k0scontroller")).trim());
     k0sIn(root, path, 1, k0s.toString(), "status");
     k0sIn(root, path, 1, k0s.toString(), "backup", "--save-path", saveTo.toString());
+    Files.createDirectories(root.resolve(".sandbox/faults"));
+    Files.writeString(root.resolve(".sandbox/faults/restart"), "v1.31.2+k0s.0\n");
+    k0sIn(root, path, 1, k0s.toString(), "start");
+    assertEquals("failed", Files.readString(services.resolve("k0scontroller")).trim(), "an armed restart fault fails k0s start");
+    Files.delete(root.resolve(".sandbox/faults/restart"));
     k0sIn(root, path, 0, k0s.toString(), "start");
     assertEquals("active", Files.readString(services.resolve("k0scontroller")).trim());
   }
