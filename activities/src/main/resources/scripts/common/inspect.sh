@@ -35,11 +35,13 @@ report_file() {
 }
 report_file {{install_paths}}
 
+# inplace-hook: version-output
+
 # First token of the first line that looks like v<major>.<minor>.<patch>; empty when unknown.
 version=""
 binary="$root$bin_dir/$version_binary"
 if [ -x "$binary" ]; then
-  version="$( ("$binary" --version 2>/dev/null || true) | awk 'NR == 1 {
+  version="$( (version_output "$binary" 2>/dev/null || true) | awk 'NR == 1 {
     for (i = 1; i <= NF; i++) if ($i ~ /^v[0-9]+\.[0-9]+\.[0-9]+/) { print $i; exit }
   }')"
 fi

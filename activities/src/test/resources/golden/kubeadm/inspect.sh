@@ -42,11 +42,16 @@ report_file '/usr/bin/kubelet'
 report_file '/usr/bin/kubectl'
 report_file '/var/lib/inplace/images/kubernetes-images-amd64-v1.31.2.tar'
 
+# Prints what the version binary says about its version (hook: a distribution may ask differently).
+version_output() {
+  "$1" --version
+}
+
 # First token of the first line that looks like v<major>.<minor>.<patch>; empty when unknown.
 version=""
 binary="$root$bin_dir/$version_binary"
 if [ -x "$binary" ]; then
-  version="$( ("$binary" --version 2>/dev/null || true) | awk 'NR == 1 {
+  version="$( (version_output "$binary" 2>/dev/null || true) | awk 'NR == 1 {
     for (i = 1; i <= NF; i++) if ($i ~ /^v[0-9]+\.[0-9]+\.[0-9]+/) { print $i; exit }
   }')"
 fi

@@ -41,6 +41,17 @@ public final class CapiResources {
   public static final ResourceDefinitionContext KUBEADM_CONTROL_PLANE =
       namespaced(CONTROL_PLANE_GROUP, "KubeadmControlPlane", "kubeadmcontrolplanes");
 
+  /** k0smotron's control plane (its v1beta2 is the storage version; spec.version, docs/k0s.md). */
+  public static final ResourceDefinitionContext K0S_CONTROL_PLANE =
+      namespaced(CONTROL_PLANE_GROUP, "K0sControlPlane", "k0scontrolplanes");
+
+  /**
+   * k0smotron's worker bootstrap template: a {@code spec.template.spec.version} set there wins over
+   * the Machine's version when a new worker bootstraps (docs/k0s.md).
+   */
+  public static final ResourceDefinitionContext K0S_WORKER_CONFIG_TEMPLATE =
+      namespaced(BOOTSTRAP_GROUP, "K0sWorkerConfigTemplate", "k0sworkerconfigtemplates");
+
   public static final ResourceDefinitionContext KUBEADM_CONFIG =
       namespaced(BOOTSTRAP_GROUP, "KubeadmConfig", "kubeadmconfigs");
   public static final ResourceDefinitionContext KUBEADM_CONFIG_TEMPLATE =
@@ -51,7 +62,7 @@ public final class CapiResources {
 
   /** The control-plane kinds whose {@code spec.version} inplace reads and records. */
   public static final List<ResourceDefinitionContext> CONTROL_PLANES =
-      List.of(KTHREES_CONTROL_PLANE, KUBEADM_CONTROL_PLANE);
+      List.of(KTHREES_CONTROL_PLANE, KUBEADM_CONTROL_PLANE, K0S_CONTROL_PLANE);
 
   private CapiResources() {}
 

@@ -104,7 +104,9 @@ final class VersionBookkeeping {
   /**
    * Sets {@code spec.template.spec.version} on the newest MachineSet, then on the
    * MachineDeployment: in that order, so the MachineSet never lags behind its deployment's
-   * template. Returns the patches done, in order.
+   * template. A k0smotron K0sWorkerConfigTemplate that pins a version (its {@code
+   * spec.template.spec.version}) gets the new one first, so a worker created later bootstraps at
+   * the version the pool runs. Returns the patches done, in order.
    */
   List<String> recordPool(
       String namespace, String machineDeployment, String version, String owner) {
@@ -120,12 +122,21 @@ final class VersionBookkeeping {
     if (newest == null) {
       log.info("{} has no MachineSet: only its template is set", md);
     }
+    GenericKubernetesResource workerConfig = pinningWorkerConfigTemplate(namespace, observed);
+    String configVersion = workerConfig == null ? null : templateVersion(workerConfig);
+    boolean configChanges = workerConfig != null && !version.equals(configVersion);
     return underPause(
         md,
         observed,
         owner,
-        msChanges || mdChanges,
+        msChanges || mdChanges || configChanges,
         (latest, patches) -> {
+          if (configChanges) {
+            Target config =
+                new Target(CapiResources.K0S_WORKER_CONFIG_TEMPLATE, namespace, name(workerConfig));
+            patch(config, workerConfig, templateVersionPatch(version));
+            patches.add(config + " spec.template.spec.version " + shown(configVersion) + " -> " + version);
+          }
           if (msChanges) {
             patch(ms, newest, templateVersionPatch(version));
             patches.add(ms + " spec.template.spec.version " + shown(msVersion) + " -> " + version);
@@ -137,6 +148,28 @@ final class VersionBookkeeping {
           patches.add(md + " spec.template.spec.version " + shown(mdVersion) + " -> " + version);
           return after;
         });
+  }
+
+  /**
+   * The MachineDeployment's K0sWorkerConfigTemplate when it pins a version, else null (no such
+   * template, another bootstrap kind, or a template that leaves the version to the Machine).
+   */
+  private GenericKubernetesResource pinningWorkerConfigTemplate(
+      String namespace, GenericKubernetesResource md) {
+    String kind = string(md, "spec", "template", "spec", "bootstrap", "configRef", "kind");
+    String name = string(md, "spec", "template", "spec", "bootstrap", "configRef", "name");
+    if (!CapiResources.K0S_WORKER_CONFIG_TEMPLATE.getKind().equals(kind) || name == null) {
+      return null;
+    }
+    GenericKubernetesResource template =
+        store.get(CapiResources.K0S_WORKER_CONFIG_TEMPLATE, namespace, name, UpgradeFailures.INVALID_REQUEST);
+    if (template == null) {
+      throw UpgradeFailures.nonRetryable(
+          UpgradeFailures.INVALID_REQUEST,
+          CapiObjectStore.describe(CapiResources.K0S_WORKER_CONFIG_TEMPLATE, namespace, name) + " not found");
+    }
+    String pinned = templateVersion(template);
+    return pinned == null || pinned.isEmpty() ? null : template;
   }
 
   static Pause pauseOf(GenericKubernetesResource object, String owner) {

@@ -40,6 +40,23 @@ public interface HostDistribution {
    */
   boolean etcdctlSnapshots();
 
+  /**
+   * Whether the service is stopped and started with the distribution's own binary ({@code k0s stop},
+   * {@code k0s start}) rather than restarted through systemd; then the install step stops it first
+   * and the restart step starts it.
+   */
+  default boolean managesOwnService() {
+    return false;
+  }
+
+  /**
+   * Whether etcd snapshots are {@code k0s backup} archives (etcd or kine data, certificates and
+   * manifests) rather than {@code k3s etcd-snapshot save} or {@code etcdctl snapshot save}.
+   */
+  default boolean backupArchives() {
+    return false;
+  }
+
   /** Whether {@code upgrade.sh} runs the distribution's own upgrade command (kubeadm). */
   default boolean hasUpgradeCommand() {
     return distribution().hasUpgradeCommand();
@@ -66,9 +83,71 @@ public interface HostDistribution {
   /** Where kubeadm control planes keep the etcd snapshots inplace takes. */
   String KUBEADM_SNAPSHOT_DIR = "/var/lib/inplace/etcd-snapshots";
 
+  /**
+   * The k0s layout ({@code k0s install controller|worker}): one {@code k0s} binary, {@code k0s
+   * version} reports the release, {@code k0s stop} and {@code k0s start} drive its service, {@code k0s
+   * backup} saves etcd into {@value #K0S_BACKUP_DIR}; the airgap image bundle in {@code
+   * /var/lib/k0s/images/} is imported by k0s when it starts (docs/k0s.md).
+   */
+  static HostDistribution k0s() {
+    return new K0s();
+  }
+
+  /** Where k0s controllers keep the backups inplace takes, one directory per snapshot name. */
+  String K0S_BACKUP_DIR = "/var/lib/inplace/k0s-backups";
+
+  /**
+   * The k0s binary the restart step stops and starts: the restart request names the service only, not
+   * the host profile, so this is the standard path (k0smotron's {@code k0sInstallDir} default).
+   */
+  String K0S_BINARY = "/usr/local/bin/k0s";
+
   /** Every distribution the host steps support. */
   static List<HostDistribution> all() {
-    return List.of(k3s(), kubeadm());
+    return List.of(k3s(), kubeadm(), k0s());
+  }
+
+  /** See {@link #k0s()}. */
+  record K0s() implements HostDistribution {
+    @Override
+    public Distribution distribution() {
+      return Distribution.K0S;
+    }
+
+    @Override
+    public String scriptFolder() {
+      return "k0s";
+    }
+
+    @Override
+    public String versionBinary() {
+      return "k0s";
+    }
+
+    @Override
+    public String etcdSnapshotDir() {
+      return K0S_BACKUP_DIR;
+    }
+
+    @Override
+    public boolean importsImages() {
+      return false;
+    }
+
+    @Override
+    public boolean etcdctlSnapshots() {
+      return false;
+    }
+
+    @Override
+    public boolean managesOwnService() {
+      return true;
+    }
+
+    @Override
+    public boolean backupArchives() {
+      return true;
+    }
   }
 
   /**

@@ -80,6 +80,9 @@ final class HostScripts {
               .map(a -> List.of(a.name(), a.installPath()))
               .toList());
     }
+    if (distribution.managesOwnService()) {
+      values.with("bin_dir", profile.binDir());
+    }
     return renderer.render(
         "install",
         values
@@ -99,9 +102,13 @@ final class HostScripts {
   }
 
   RemoteScript restart(String service) {
+    ScriptValues values = new ScriptValues();
+    if (distribution.managesOwnService()) {
+      values.with("binary_path", HostDistribution.K0S_BINARY);
+    }
     return renderer.render(
         "restart",
-        new ScriptValues()
+        values
             .with("service", service)
             .with("active_checks", Integer.toString(ACTIVE_CHECKS))
             .with("check_interval_seconds", Integer.toString(CHECK_INTERVAL_SECONDS)));
@@ -123,6 +130,14 @@ final class HostScripts {
    * Requires a distribution with an etcd snapshot dir ({@link HostDistribution#etcdSnapshotDir}).
    */
   RemoteScript etcdSnapshot(HostProfile profile, String name) {
+    if (distribution.backupArchives()) {
+      return renderer.render(
+          "etcd-snapshot",
+          new ScriptValues()
+              .with("bin_dir", profile.binDir())
+              .with("snapshot_dir", distribution.etcdSnapshotDir())
+              .with("name", name));
+    }
     if (distribution.etcdctlSnapshots()) {
       return renderer.render(
           "etcd-snapshot",

@@ -20,14 +20,16 @@ import java.util.stream.Collectors;
  * Renders the shell templates under {@code scripts/<folder>/} on the classpath, falling back to
  * {@code scripts/common/} for the steps every distribution shares. A line {@code # inplace-include:
  * NAME} is replaced by the fragment {@code scripts/lib/NAME.sh} (shared shell functions and blocks),
- * so the rendered script is self-contained and the golden files show it whole. Each {@code
+ * and a line {@code # inplace-hook: NAME} by the distribution's own {@code
+ * scripts/<folder>/hooks/NAME.sh} when it has one, else by {@code scripts/lib/NAME.sh} (the default):
+ * the rendered script is self-contained and the golden files show it whole. Each {@code
  * {{name}}} becomes its value in single quotes, so no value can change the script's meaning (the
  * request records validate them too). A placeholder without a value, or a value the template does
  * not use, is a programming error and fails the rendering.
  */
 final class ScriptRenderer {
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{([a-z_]+)}}");
-  private static final Pattern INCLUDE = Pattern.compile("# inplace-include: ([a-z0-9-]+)");
+  private static final Pattern INCLUDE = Pattern.compile("# inplace-(include|hook): ([a-z0-9-]+)");
   private static final Pattern STEP_MARKER = Pattern.compile("# inplace-step: ([a-z]+)");
   private static final String SHEBANG = "#!/bin/bash";
   private static final String HEADER_TAIL = "set -eu\nroot=\"${INPLACE_HOST_ROOT:-}\"\n";
@@ -146,8 +148,8 @@ final class ScriptRenderer {
     throw new IllegalArgumentException("no script template " + resource + " or " + shared + " on the classpath");
   }
 
-  /** Replaces each include line by its fragment; a fragment must not include another. */
-  private static String expandIncludes(String template, String text) {
+  /** Replaces each include or hook line by its fragment; a fragment must not include another. */
+  private String expandIncludes(String template, String text) {
     StringBuilder out = new StringBuilder(text.length() + 1024);
     for (String line : text.split("\n", -1)) {
       Matcher include = INCLUDE.matcher(line);
@@ -155,8 +157,14 @@ final class ScriptRenderer {
         out.append(line).append('\n');
         continue;
       }
-      String fragmentPath = "scripts/" + LIB_FOLDER + "/" + include.group(1) + ".sh";
-      String fragment = read(fragmentPath);
+      String fragmentPath = "scripts/" + LIB_FOLDER + "/" + include.group(2) + ".sh";
+      String fragment = null;
+      if (include.group(1).equals("hook")) {
+        String own = "scripts/" + folder + "/hooks/" + include.group(2) + ".sh";
+        fragment = read(own);
+        fragmentPath = fragment == null ? fragmentPath : own;
+      }
+      fragment = fragment == null ? read(fragmentPath) : fragment;
       if (fragment == null) {
         throw new IllegalArgumentException(template + " includes " + fragmentPath + ", which is not on the classpath");
       }

@@ -363,7 +363,7 @@ public final class NodeActivitiesImpl implements NodeActivities {
     return names;
   }
 
-  /** Equal strings, or the same version spelled with or without the leading {@code v}. */
+  /** Equal strings, the same version spelled with or without the leading {@code v}, or a k0s node at its release. */
   static boolean sameVersion(String actual, String expected) {
     if (actual == null || expected == null) {
       return false;
@@ -371,9 +371,7 @@ public final class NodeActivitiesImpl implements NodeActivities {
     if (actual.equals(expected)) {
       return true;
     }
-    return KubeVersion.isValid(actual)
-        && KubeVersion.isValid(expected)
-        && KubeVersion.parse(actual).equals(KubeVersion.parse(expected));
+    return KubeVersion.nodeRuns(actual, expected);
   }
 
   static NodeState stateOf(Node node) {

@@ -386,6 +386,79 @@ class VersionBookkeepingTest {
   }
 
   @Test
+  void aK0sWorkerConfigTemplateThatPinsAVersionGetsTheNewOneBeforeTheMachineSet() {
+    useK0sWorkerConfigTemplate("c1-md-0-k0s", OLD);
+
+    BookkeepingResult result = recordPool();
+
+    String templatePath =
+        "/apis/bootstrap.cluster.x-k8s.io/v1beta2/namespaces/capi-system/k0sworkerconfigtemplates/c1-md-0-k0s";
+    assertEquals(
+        List.of(
+            "PATCH " + MD_PATH + " if-unchanged " + PAUSE,
+            "PATCH " + templatePath + " " + TEMPLATE_VERSION,
+            "PATCH " + NEWEST_MS_PATH + " " + TEMPLATE_VERSION,
+            "PATCH " + MD_PATH + " " + TEMPLATE_VERSION,
+            "PATCH " + MD_PATH + " " + UNPAUSE),
+        sent.patches());
+    assertTrue(
+        result.patches().contains(
+            "K0sWorkerConfigTemplate capi-system/c1-md-0-k0s spec.template.spec.version " + OLD + " -> " + NEW),
+        result.patches().toString());
+    assertEquals(
+        NEW,
+        ResourceFields.string(
+            get(CapiResources.K0S_WORKER_CONFIG_TEMPLATE, "c1-md-0-k0s"), "spec", "template", "spec", "version"));
+    sent.take();
+    recordPool();
+    assertEquals(List.of(), sent.patches(), "a second run patches nothing");
+  }
+
+  @Test
+  void aK0sWorkerConfigTemplateLeavingTheVersionToTheMachineIsNotPatched() {
+    useK0sWorkerConfigTemplate("c1-md-0-k0s", null);
+
+    recordPool();
+
+    assertTrue(sent.patches().stream().noneMatch(p -> p.contains("k0sworkerconfigtemplates")), sent.patches().toString());
+    assertEquals(
+        null,
+        ResourceFields.string(
+            get(CapiResources.K0S_WORKER_CONFIG_TEMPLATE, "c1-md-0-k0s"), "spec", "template", "spec", "version"));
+  }
+
+  /** Points c1-md-0's bootstrap at a K0sWorkerConfigTemplate, pinning {@code version} when not null. */
+  private void useK0sWorkerConfigTemplate(String name, String version) {
+    Map<String, Object> templateSpec = new HashMap<>();
+    templateSpec.put("k0sInstallDir", "/usr/local/bin");
+    if (version != null) {
+      templateSpec.put("version", version);
+    }
+    GenericKubernetesResource template = new GenericKubernetesResource();
+    template.setApiVersion("bootstrap.cluster.x-k8s.io/v1beta2");
+    template.setKind("K0sWorkerConfigTemplate");
+    template.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(name).withNamespace(NS).build());
+    template.setAdditionalProperties(Map.of("spec", Map.of("template", Map.of("spec", templateSpec))));
+    client.genericKubernetesResources(CapiResources.K0S_WORKER_CONFIG_TEMPLATE).inNamespace(NS).resource(template).create();
+    client
+        .genericKubernetesResources(CapiResources.MACHINE_DEPLOYMENT)
+        .inNamespace(NS)
+        .withName("c1-md-0")
+        .edit(
+            md -> {
+              @SuppressWarnings("unchecked")
+              Map<String, Object> spec = (Map<String, Object>) md.getAdditionalProperties().get("spec");
+              @SuppressWarnings("unchecked")
+              Map<String, Object> machineSpec =
+                  (Map<String, Object>) ((Map<String, Object>) spec.get("template")).get("spec");
+              machineSpec.put(
+                  "bootstrap",
+                  Map.of("configRef", Map.of("apiGroup", "bootstrap.cluster.x-k8s.io", "kind", "K0sWorkerConfigTemplate", "name", name)));
+              return md;
+            });
+  }
+
+  @Test
   void poolSecondRunPatchesNothing() {
     recordPool();
     sent.take();

@@ -104,7 +104,8 @@ class ScriptRendererTest {
   void everyShellFunctionIsDefinedInOnePlaceOnly() throws IOException {
     Map<String, Path> definedIn = new HashMap<>();
     try (Stream<Path> files = Files.walk(SCRIPTS)) {
-      for (Path file : files.filter(f -> f.toString().endsWith(".sh")).sorted().toList()) {
+      for (Path file :
+          files.filter(f -> f.toString().endsWith(".sh") && !f.getParent().endsWith("hooks")).sorted().toList()) {
         Matcher m = FUNCTION.matcher(Files.readString(file));
         while (m.find()) {
           Path first = definedIn.putIfAbsent(m.group(1), file);
@@ -115,5 +116,39 @@ class ScriptRendererTest {
       }
     }
     assertTrue(definedIn.containsKey("sha256_of"), definedIn.toString());
+  }
+
+  /** A distribution's hook replaces a default in scripts/lib, function for function. */
+  @Test
+  void everyHookOverridesALibDefaultWithTheSameFunctions() throws IOException {
+    try (Stream<Path> files = Files.walk(SCRIPTS)) {
+      for (Path hook : files.filter(f -> f.getParent().endsWith("hooks")).toList()) {
+        Path fallback = SCRIPTS.resolve("lib").resolve(hook.getFileName());
+        assertTrue(Files.exists(fallback), hook + " has no default " + fallback);
+        assertEquals(functions(fallback), functions(hook), hook + " vs " + fallback);
+      }
+    }
+  }
+
+  @Test
+  void aHookLineTakesTheDistributionsOwnFragmentElseTheDefault() {
+    ScriptValues values =
+        new ScriptValues()
+            .with("staging_dir", "/s")
+            .with("bin_dir", "/b")
+            .with("version_binary", "x")
+            .with("service", "x")
+            .withRows("install_paths", List.of());
+    assertTrue(k3s.render("inspect", values).text().contains("  \"$1\" --version\n"));
+    assertTrue(new ScriptRenderer("k0s").render("inspect", values).text().contains("  \"$1\" version\n"));
+  }
+
+  private static List<String> functions(Path file) throws IOException {
+    Matcher m = FUNCTION.matcher(Files.readString(file));
+    List<String> names = new java.util.ArrayList<>();
+    while (m.find()) {
+      names.add(m.group(1));
+    }
+    return names;
   }
 }

@@ -81,9 +81,9 @@ public record DemoOptions(
         --max-unavailable N    workers upgraded at once per MachineDeployment: a count or N%% (default 1)
         --on-failure ACTION    when a node fails: halt (abort, exit non-zero), skip (go on without it)
                                or retry (clear the injected fault, run it again) (default halt)
-        --distribution D       k3s (default) or kubeadm: the cluster's Kubernetes distribution
-        --from VERSION         version the estate starts on (default %s; kubeadm %s)
-        --to VERSION           version to upgrade to (default %s; kubeadm %s)
+        --distribution D       k3s (default), kubeadm or k0s: the cluster's Kubernetes distribution
+        --from VERSION         version the estate starts on (default %s; kubeadm %s; k0s %s)
+        --to VERSION           version to upgrade to (default %s; kubeadm %s; k0s %s)
         --fail NODE:STEP       inject a failure, e.g. worker-1:restart (repeatable);
                                steps: %s (upgrade: kubeadm only)
         --binary-size-mib N    size of the fake k3s binary (default 32)
@@ -94,8 +94,8 @@ public record DemoOptions(
         --json                 end with one JSON line summarising the run
         --keep                 keep the estate directory for inspection
       """
-          .formatted(EstateSpec.DEFAULT_FROM, EstateSpec.DEFAULT_KUBEADM_FROM, EstateSpec.DEFAULT_TO,
-              EstateSpec.DEFAULT_KUBEADM_TO,
+          .formatted(EstateSpec.DEFAULT_FROM, EstateSpec.DEFAULT_KUBEADM_FROM, EstateSpec.DEFAULT_K0S_FROM,
+              EstateSpec.DEFAULT_TO, EstateSpec.DEFAULT_KUBEADM_TO, EstateSpec.DEFAULT_K0S_TO,
               String.join(", ", FAULT_STEPS.stream().map(UpgradeStep::cliName).toList()));
 
   public static DemoOptions parse(String... args) {
@@ -186,7 +186,7 @@ public record DemoOptions(
         return d;
       }
     }
-    throw new IllegalArgumentException("--distribution must be k3s or kubeadm, got '" + text + "'");
+    throw new IllegalArgumentException("--distribution must be k3s, kubeadm or k0s, got '" + text + "'");
   }
 
   private static OnFailure onFailure(String text) {

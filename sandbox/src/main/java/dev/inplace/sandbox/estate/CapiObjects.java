@@ -7,7 +7,7 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.util.List;
 import java.util.Map;
 
-/** Builds the CAPI v1beta2 objects of a k3s or kubeadm cluster, as a management cluster holds them. */
+/** Builds the CAPI v1beta2 objects of a k3s, kubeadm or k0s cluster, as a management cluster holds them. */
 final class CapiObjects {
   static final String CAPI_GROUP = CapiResources.CORE_GROUP;
   static final String CONTROL_PLANE_GROUP = CapiResources.CONTROL_PLANE_GROUP;
@@ -19,6 +19,8 @@ final class CapiObjects {
   static final ResourceDefinitionContext KUBEADM_CONTROL_PLANE = CapiResources.KUBEADM_CONTROL_PLANE;
   static final ResourceDefinitionContext KUBEADM_CONFIG = CapiResources.KUBEADM_CONFIG;
   static final ResourceDefinitionContext KUBEADM_CONFIG_TEMPLATE = CapiResources.KUBEADM_CONFIG_TEMPLATE;
+  static final ResourceDefinitionContext K0S_CONTROL_PLANE = CapiResources.K0S_CONTROL_PLANE;
+  static final ResourceDefinitionContext K0S_WORKER_CONFIG_TEMPLATE = CapiResources.K0S_WORKER_CONFIG_TEMPLATE;
   static final String INFRASTRUCTURE_GROUP = "infrastructure.cluster.x-k8s.io";
   /** The InfraMachine of the sandbox's Machines (metal3 serves v1beta1). */
   static final ResourceDefinitionContext METAL3_MACHINE =
@@ -31,7 +33,7 @@ final class CapiObjects {
           .build();
   static final List<ResourceDefinitionContext> ALL =
       List.of(CLUSTER, MACHINE, MACHINE_SET, MACHINE_DEPLOYMENT, KTHREES_CONTROL_PLANE, KUBEADM_CONTROL_PLANE,
-          KUBEADM_CONFIG, KUBEADM_CONFIG_TEMPLATE, METAL3_MACHINE);
+          KUBEADM_CONFIG, KUBEADM_CONFIG_TEMPLATE, K0S_CONTROL_PLANE, K0S_WORKER_CONFIG_TEMPLATE, METAL3_MACHINE);
 
   private CapiObjects() {}
 

@@ -148,12 +148,15 @@ public final class Estate implements AutoCloseable {
 
     Map<String, String> clusterLabel = Map.of("cluster.x-k8s.io/cluster-name", CLUSTER);
     boolean kubeadm = spec.distribution() == Distribution.KUBEADM;
+    boolean k0s = spec.distribution() == Distribution.K0S;
     create(client, CapiObjects.object(CapiObjects.CLUSTER, NAMESPACE, CLUSTER, clusterLabel, Map.of(
         "controlPlaneRef", CapiObjects.ref(CapiObjects.CONTROL_PLANE_GROUP,
-            kubeadm ? "KubeadmControlPlane" : "KThreesControlPlane", CONTROL_PLANE),
+            kubeadm ? "KubeadmControlPlane" : k0s ? "K0sControlPlane" : "KThreesControlPlane", CONTROL_PLANE),
         "infrastructureRef", CapiObjects.ref("infrastructure.cluster.x-k8s.io", "Metal3Cluster", CLUSTER))));
     if (kubeadm) {
       KubeadmObjects.seedControlPlane(client, spec, clusterLabel);
+    } else if (k0s) {
+      K0sObjects.seedControlPlane(client, spec, clusterLabel);
     } else {
     create(client, CapiObjects.object(CapiObjects.KTHREES_CONTROL_PLANE, NAMESPACE, CONTROL_PLANE, clusterLabel, Map.of(
         "replicas", spec.controlPlanes(),
@@ -162,9 +165,12 @@ public final class Estate implements AutoCloseable {
         "machineTemplate", Map.of("infrastructureRef", Map.of(
             "apiVersion", "infrastructure.cluster.x-k8s.io/v1beta1", "kind", "Metal3MachineTemplate", "name", CONTROL_PLANE)))));
     }
-    String bootstrapKind = kubeadm ? "KubeadmConfig" : "KThreesConfig";
+    String bootstrapKind = kubeadm ? "KubeadmConfig" : k0s ? "K0sWorkerConfig" : "KThreesConfig";
     for (int p = 0; p < spec.pools(); p++) {
       String pool = spec.poolName(CLUSTER, p);
+      if (k0s) {
+        K0sObjects.seedWorkerConfigTemplate(client, spec, pool, clusterLabel);
+      }
       Map<String, Object> workerTemplate = Map.of(
           "metadata", Map.of("labels", Map.of("cluster.x-k8s.io/deployment-name", pool)),
           "spec", Map.of(
@@ -199,7 +205,8 @@ public final class Estate implements AutoCloseable {
       GenericKubernetesResource machine = CapiObjects.object(CapiObjects.MACHINE, NAMESPACE, node.machine(), labels, Map.of(
           "clusterName", CLUSTER,
           "version", spec.fromVersion(),
-          "bootstrap", Map.of("configRef", CapiObjects.ref("bootstrap.cluster.x-k8s.io", bootstrapKind, node.machine())),
+          "bootstrap", Map.of("configRef", CapiObjects.ref("bootstrap.cluster.x-k8s.io",
+              k0s && node.role() == NodeRole.CONTROL_PLANE ? "K0sControllerConfig" : bootstrapKind, node.machine())),
           "infrastructureRef", CapiObjects.ref("infrastructure.cluster.x-k8s.io", "Metal3Machine", node.machine())));
       machine.setAdditionalProperty("status", Map.of(
           "phase", "Running",
@@ -207,7 +214,7 @@ public final class Estate implements AutoCloseable {
           "addresses", List.of(
               Map.of("type", "InternalIP", "address", node.address()),
               Map.of("type", "Hostname", "address", node.name())),
-          "nodeInfo", Map.of("kubeletVersion", spec.fromVersion())));
+          "nodeInfo", Map.of("kubeletVersion", spec.nodeVersion(spec.fromVersion()))));
       createWithStatus(client, CapiObjects.MACHINE, machine);
     }
     if (kubeadm) {
@@ -234,7 +241,7 @@ public final class Estate implements AutoCloseable {
           .withNewSpec().endSpec()
           .withNewStatus()
           .addNewCondition().withType("Ready").withStatus("True").withReason("KubeletReady").endCondition()
-          .withNewNodeInfo().withKubeletVersion(spec.fromVersion()).withArchitecture("amd64").endNodeInfo()
+          .withNewNodeInfo().withKubeletVersion(spec.nodeVersion(spec.fromVersion())).withArchitecture("amd64").endNodeInfo()
           .addNewAddress().withType("InternalIP").withAddress(node.address()).endAddress()
           .endStatus()
           .build();

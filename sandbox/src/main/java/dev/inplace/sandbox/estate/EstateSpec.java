@@ -26,6 +26,8 @@ public record EstateSpec(
   public static final String DEFAULT_TO = "v1.31.2+k3s1";
   public static final String DEFAULT_KUBEADM_FROM = "v1.30.6";
   public static final String DEFAULT_KUBEADM_TO = "v1.31.2";
+  public static final String DEFAULT_K0S_FROM = "v1.30.6+k0s.0";
+  public static final String DEFAULT_K0S_TO = "v1.31.2+k0s.0";
 
   /** An estate on MINA hosts. */
   public EstateSpec(
@@ -44,12 +46,20 @@ public record EstateSpec(
 
   /** The version an estate of {@code distribution} starts on by default. */
   public static String defaultFrom(Distribution distribution) {
-    return distribution == Distribution.KUBEADM ? DEFAULT_KUBEADM_FROM : DEFAULT_FROM;
+    return switch (distribution) {
+      case KUBEADM -> DEFAULT_KUBEADM_FROM;
+      case K0S -> DEFAULT_K0S_FROM;
+      case K3S -> DEFAULT_FROM;
+    };
   }
 
   /** The version an estate of {@code distribution} is upgraded to by default. */
   public static String defaultTo(Distribution distribution) {
-    return distribution == Distribution.KUBEADM ? DEFAULT_KUBEADM_TO : DEFAULT_TO;
+    return switch (distribution) {
+      case KUBEADM -> DEFAULT_KUBEADM_TO;
+      case K0S -> DEFAULT_K0S_TO;
+      case K3S -> DEFAULT_TO;
+    };
   }
 
   public EstateSpec {
@@ -80,5 +90,17 @@ public record EstateSpec(
 
   public static EstateSpec defaults() {
     return new EstateSpec(3, 2, 3, DEFAULT_FROM, DEFAULT_TO, FakeReleaseSizes.defaults(), Duration.ofSeconds(1));
+  }
+
+  /**
+   * What a Node of this estate reports for a release: the release itself, except on k0s, whose
+   * kubelet reports {@code v1.31.2+k0s} for {@code v1.31.2+k0s.N}.
+   */
+  public String nodeVersion(String release) {
+    return nodeVersion(distribution, release);
+  }
+
+  public static String nodeVersion(Distribution distribution, String release) {
+    return distribution == Distribution.K0S ? release.replaceFirst("\\+k0s\\.\\d+$", "+k0s") : release;
   }
 }

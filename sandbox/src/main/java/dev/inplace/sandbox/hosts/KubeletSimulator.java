@@ -219,7 +219,7 @@ public final class KubeletSimulator implements Closeable {
               + version.get()
               + ")");
     }
-    return Report.ready(version.get());
+    return Report.ready(s.node.kubeletVersion(version.get()));
   }
 
   private void publish(NodeState s) {

@@ -38,7 +38,6 @@ public final class SandboxHosts implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(SandboxHosts.class);
   private static final List<String> SANDBOX_BIN = List.of("sudo", "systemctl", "ctr", "etcdctl");
   private static final Pattern NODE_NAME = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?");
-  private static final String BINARY_PATH = "usr/local/bin/k3s";
 
   /**
    * @param user SSH login user accepted by every node
@@ -320,16 +319,17 @@ public final class SandboxHosts implements Closeable {
       installKubeadmRelease(host, release);
       return;
     }
+    boolean k0s = release.distribution() == Distribution.K0S;
     Path root = host.root();
-    HostProfile layout = HostProfile.k3sDefaults();
+    HostProfile layout = release.distribution().defaultProfile();
     try {
       Files.createDirectories(root.resolve("usr/local/bin"));
       Path imagesDir = Files.createDirectories(root.resolve(relative(layout.imagesDir())));
       Path services = Files.createDirectories(root.resolve("run/sandbox/services"));
-      copy(Path.of(release.binary().source()), root.resolve(BINARY_PATH), "rwxr-xr-x");
+      copy(Path.of(release.binary().source()), root.resolve(relative(release.binary().installPath())), "rwxr-xr-x");
       // One image archive per version: drop the archives of other versions.
       try (DirectoryStream<Path> old =
-          Files.newDirectoryStream(imagesDir, "k3s-airgap-images-*.tar")) {
+          Files.newDirectoryStream(imagesDir, k0s ? "k0s-airgap-bundle-*" : "k3s-airgap-images-*.tar")) {
         for (Path file : old) {
           Files.delete(file);
         }

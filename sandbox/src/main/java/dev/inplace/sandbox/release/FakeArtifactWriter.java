@@ -93,6 +93,82 @@ final class FakeArtifactWriter {
         });
   }
 
+  /**
+   * A fake {@code k0s} of {@code version}, padded like {@link #writeBinary}: {@code version} prints
+   * the release ({@code v1.31.2+k0s.0}); {@code status}, {@code stop} and {@code start} drive the
+   * node's service (k0scontroller or k0sworker, whichever the sandbox's systemd knows) through the
+   * fake systemctl, as k0s drives its init system; {@code backup --save-path DIR} writes {@code
+   * DIR/k0s_backup_<time>.tar.gz} on a running controller.
+   */
+  static Written writeK0sBinary(Path target, String version, long totalBytes) throws IOException {
+    String script =
+        """
+        #!/bin/sh
+        # Fake k0s @VERSION@ made by the inplace sandbox.
+        root="${INPLACE_HOST_ROOT:-}"
+        services="$root/run/sandbox/services"
+        unit=k0sworker
+        if [ -f "$services/k0scontroller" ]; then unit=k0scontroller; fi
+        running() { systemctl is-active --quiet "$unit"; }
+        case "${1:-}" in
+          version) echo '@VERSION@' ;;
+          --version) echo 'k0s version @VERSION@' ;;
+          status)
+            if ! running; then echo 'Error: k0s is not running' >&2; exit 1; fi
+            echo 'Version: @VERSION@'
+            echo "Role: ${unit#k0s}"
+            echo 'Init System: linux-systemd'
+            ;;
+          stop)
+            if ! running; then echo 'Error: k0s is not running' >&2; exit 1; fi
+            systemctl stop "$unit" || exit 1
+            ;;
+          start)
+            if running; then echo 'Error: k0s is already running' >&2; exit 1; fi
+            # A unit that fails to start fails k0s start, as the init system reports it.
+            systemctl start "$unit" || exit 1
+            ;;
+          backup)
+            shift
+            dir=""
+            while [ $# -gt 0 ]; do
+              case "$1" in
+                --save-path) dir="${2:-}"; if [ $# -ge 2 ]; then shift 2; else shift; fi ;;
+                --save-path=*) dir="${1#--save-path=}"; shift ;;
+                *) shift ;;
+              esac
+            done
+            if [ "$unit" != k0scontroller ]; then echo 'Error: backup runs on controllers only' >&2; exit 1; fi
+            if ! running; then echo 'Error: k0s is not running' >&2; exit 1; fi
+            if [ -z "$dir" ] || [ ! -d "$dir" ]; then echo "Error: save path '$dir' is not a directory" >&2; exit 1; fi
+            file="$dir/k0s_backup_$(date -u +%Y-%m-%dT%H_%M_%SZ).tar.gz"
+            echo "fake k0s backup of k0s @VERSION@ (etcd, certificates, manifests)" > "$file"
+            echo "level=info msg=\"backup saved to $file\""
+            ;;
+        esac
+        exit 0
+        """
+            .replace("@VERSION@", version);
+    byte[] header = script.getBytes(StandardCharsets.US_ASCII);
+    return writeAtomically(
+        target,
+        out -> {
+          out.write(header);
+          writePaddingLines(out, seed("k0s", version), totalBytes - header.length);
+        });
+  }
+
+  /** The airgap image bundle of a k0s release: the images k0s {@code version} runs. */
+  static Written writeK0sImageBundle(Path target, String version, long paddingBytes) throws IOException {
+    String upstream = version.replaceFirst("\\+.*$", "");
+    return writeImageArchive(
+        target,
+        version,
+        paddingBytes,
+        "{\"k0sVersion\":\"" + version + "\",\"images\":[\"quay.io/k0sproject/kube-proxy:" + upstream
+            + "\",\"quay.io/k0sproject/coredns:1.11.3\",\"quay.io/k0sproject/pause:3.9\"]}\n");
+  }
+
   /** The etcd image tag kubeadm deploys with a Kubernetes version (as upstream pins them). */
   static String etcdTagOf(String version) {
     String minor = version.replaceFirst("^v1\\.(\\d+)\\..*$", "$1");

@@ -44,6 +44,8 @@ public final class FakeReleases {
   public static final List<String> KUBEADM_BINARIES = List.of("kubelet", "kubeadm", "kubectl");
   public static final String KUBERNETES_IMAGES_NAME = "kubernetes-images";
   public static final String KUBERNETES_IMAGES_FILE = "kubernetes-images-amd64.tar";
+  public static final String K0S_BINARY_NAME = "k0s";
+  public static final String K0S_BUNDLE_NAME = "k0s-airgap-bundle";
 
   private final Path artifactsDir;
   private final FakeReleaseSizes sizes;
@@ -77,6 +79,9 @@ public final class FakeReleases {
     parse(version);
     if (distribution == Distribution.KUBEADM) {
       return addKubeadm(version);
+    }
+    if (distribution == Distribution.K0S) {
+      return addK0s(version);
     }
     Path dir = artifactsDir.resolve(version);
     HostProfile layout = HostProfile.k3sDefaults();
@@ -156,6 +161,35 @@ public final class FakeReleases {
     }
   }
 
+  /**
+   * The k0s binary into {@code /usr/local/bin} and its airgap image bundle into {@code
+   * /var/lib/k0s/images/}, which k0s imports when it starts.
+   */
+  private FakeRelease addK0s(String version) {
+    Path dir = artifactsDir.resolve(version);
+    HostProfile layout = HostProfile.k0sDefaults();
+    try {
+      Path binaryFile = dir.resolve(K0S_BINARY_NAME);
+      FakeArtifactWriter.Written binary = FakeArtifactWriter.writeK0sBinary(binaryFile, version, sizes.binaryBytes());
+      Files.setPosixFilePermissions(binaryFile, PosixFilePermissions.fromString("rwxr-xr-x"));
+      String bundleName = "k0s-airgap-bundle-" + version.replace('+', '-') + "-" + ARCH;
+      Path bundleFile = dir.resolve(bundleName);
+      FakeArtifactWriter.Written bundle =
+          FakeArtifactWriter.writeK0sImageBundle(bundleFile, version, sizes.imagePaddingBytes());
+      Files.setPosixFilePermissions(bundleFile, PosixFilePermissions.fromString("rw-r--r--"));
+      FakeRelease release = new FakeRelease(version, Distribution.K0S,
+          List.of(new Artifact(K0S_BINARY_NAME, ArtifactKind.BINARY, binaryFile.toString(), binary.sha256(),
+              binary.sizeBytes(), layout.binDir() + "/k0s", "0755")),
+          new Artifact(K0S_BUNDLE_NAME, ArtifactKind.IMAGE_ARCHIVE, bundleFile.toString(), bundle.sha256(),
+              bundle.sizeBytes(), layout.imagesDir() + "/" + bundleName, "0644"));
+      releases.put(version, release);
+      LOG.info("fake k0s release {}: binary {} bytes sha256 {}", version, binary.sizeBytes(), binary.sha256());
+      return release;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write fake release " + version, e);
+    }
+  }
+
   /** The static-pod manifests of a kubeadm control plane at {@code version}, by file name. */
   public static Map<String, String> staticPodManifests(String version) {
     return FakeArtifactWriter.staticPodManifests(version);
@@ -228,7 +262,7 @@ public final class FakeReleases {
         || !version.equals(version.strip())
         || !KubeVersion.isValid(version)) {
       throw new IllegalArgumentException(
-          "'" + version + "' is not a version like v1.30.4+k3s1 or v1.30.6");
+          "'" + version + "' is not a version like v1.30.4+k3s1, v1.30.6 or v1.30.6+k0s.0");
     }
     return KubeVersion.parse(version);
   }

@@ -189,6 +189,52 @@ class DemoIT {
         "--fail", "worker-1:upgrade", "--on-failure", "skip", "--ready-timeout", "10");
   }
 
+  @Test
+  void upgradesAK0smotronClusterAndRollsBackTheWorkerWhoseNewK0sDoesNotStart() throws Exception {
+    demo(
+        (estate, summary, output) -> {
+          assertEquals(7, summary.nodes(), output);
+          assertEquals(6, summary.upgraded(), output);
+          assertEquals(1, summary.rolledBack(), output);
+          assertEquals("restart", outcome(summary, "worker-b-1").failedStep());
+          FakeRelease from = estate.releases().release(estate.spec().fromVersion());
+          FakeRelease to = estate.releases().release(estate.spec().toVersion());
+          for (Estate.EstateNode node : estate.nodes()) {
+            boolean back = node.name().equals("worker-b-1");
+            FakeRelease expected = back ? from : to;
+            Node n = estate.workload().nodes().withName(node.name()).get();
+            // A k0s kubelet reports +k0s, not the release's +k0s.N.
+            assertEquals(expected.version().replace("+k0s.0", "+k0s"), n.getStatus().getNodeInfo().getKubeletVersion(), node.name());
+            assertFalse(Boolean.TRUE.equals(n.getSpec().getUnschedulable()), node.name() + " must be schedulable");
+            assertEquals(expected.version(), spec(estate, CapiResources.MACHINE, node.machine()).get("version"));
+            Path root = estate.hostRoot(node.name());
+            assertEquals(expected.binary().sha256(), sha256(root.resolve("usr/local/bin/k0s")), node.name() + " k0s");
+            assertEquals(from.binary().sha256(), sha256(root.resolve("var/lib/inplace/backup/k0s.prev")), node.name() + " previous k0s kept");
+            String service = node.role() == dev.inplace.workflows.api.NodeRole.CONTROL_PLANE ? "k0scontroller" : "k0sworker";
+            assertEquals("active", Files.readString(root.resolve("run/sandbox/services/" + service)).trim(), node.name());
+          }
+          ControlPlaneUpgrade cr =
+              estate.management().resources(ControlPlaneUpgrade.class).inNamespace(Estate.NAMESPACE).withName(CR_NAME).get();
+          assertEquals(UpgradePhase.SUCCEEDED, cr.getStatus().getPhase());
+          Path backups = estate.hostRoot("cp-0").resolve("var/lib/inplace/k0s-backups/" + cr.getStatus().getEtcdSnapshot());
+          try (var files = Files.list(backups)) {
+            assertTrue(files.anyMatch(f -> f.getFileName().toString().startsWith("k0s_backup_")), "k0s backup on cp-0");
+          }
+          assertFalse(Files.exists(estate.hostRoot("cp-1").resolve("var/lib/inplace/k0s-backups")), "one backup, on the first controller");
+          assertEquals(to.version(), spec(estate, CapiResources.K0S_CONTROL_PLANE, Estate.CONTROL_PLANE).get("version"));
+          assertNoInplaceAnnotations(estate, CapiResources.K0S_CONTROL_PLANE, Estate.CONTROL_PLANE);
+          assertEquals(to.version(), k0sTemplateVersion(estate, "edge-1-workers-a"), "an upgraded pool's template pins the target");
+          assertEquals(from.version(), k0sTemplateVersion(estate, "edge-1-workers-b"), "a pool with a rolled-back worker keeps its version");
+        },
+        "--distribution", "k0s", "--control-planes", "3", "--pools", "2", "--workers", "2", "--binary-size-mib", "1",
+        "--fail", "worker-b-1:restart", "--on-failure", "skip", "--ready-timeout", "10");
+  }
+
+  private static Object k0sTemplateVersion(Estate estate, String pool) {
+    Map<?, ?> template = (Map<?, ?>) spec(estate, CapiResources.K0S_WORKER_CONFIG_TEMPLATE, pool).get("template");
+    return ((Map<?, ?>) template.get("spec")).get("version");
+  }
+
   /** From the resources' node tables: the last control plane finished before the first worker started. */
   private static void assertControlPlaneFinishedBeforeAnyWorkerStarted(Estate estate) {
     var cp = estate.management().resources(ControlPlaneUpgrade.class).inNamespace(Estate.NAMESPACE).withName(CR_NAME).get();

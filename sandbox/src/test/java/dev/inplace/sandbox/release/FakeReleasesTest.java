@@ -180,6 +180,58 @@ class FakeReleasesTest {
     assertThrows(IllegalArgumentException.class, () -> releases.add(" v1.30.4"));
   }
 
+  @Test
+  void theFakeK0sReportsItsReleaseDrivesItsServiceAndBacksUpOnARunningController() throws Exception {
+    FakeRelease release =
+        new FakeReleases(dir.resolve("releases"), FakeReleaseSizes.small(), Distribution.K0S).add("v1.31.2+k0s.0");
+    assertEquals("/usr/local/bin/k0s", release.binary().installPath());
+    assertTrue(release.images().installPath().startsWith("/var/lib/k0s/images/k0s-airgap-bundle-v1.31.2-k0s.0"),
+        release.images().installPath());
+    Path root = Files.createDirectories(dir.resolve("node"));
+    Path bin = Files.createDirectories(dir.resolve("bin"));
+    try (var in = FakeReleasesTest.class.getResourceAsStream("/sandbox-bin/systemctl")) {
+      Files.copy(in, bin.resolve("systemctl"));
+    }
+    bin.resolve("systemctl").toFile().setExecutable(true);
+    Path k0s = root.resolve("usr/local/bin/k0s");
+    Files.createDirectories(k0s.getParent());
+    Files.copy(Path.of(release.binary().source()), k0s);
+    k0s.toFile().setExecutable(true);
+    Path services = Files.createDirectories(root.resolve("run/sandbox/services"));
+    Files.writeString(services.resolve("k0scontroller"), "active\n");
+    String path = bin + ":" + System.getenv("PATH");
+
+    assertEquals(List.of("v1.31.2+k0s.0"), k0sIn(root, path, 0, k0s.toString(), "version"));
+    assertTrue(k0sIn(root, path, 0, k0s.toString(), "status").contains("Role: controller"));
+    Path saveTo = Files.createDirectories(dir.resolve("backups"));
+    k0sIn(root, path, 0, k0s.toString(), "backup", "--save-path", saveTo.toString());
+    try (var files = Files.list(saveTo)) {
+      assertTrue(files.anyMatch(f -> f.getFileName().toString().matches("k0s_backup_.*\\.tar\\.gz")));
+    }
+    k0sIn(root, path, 0, k0s.toString(), "stop");
+    assertEquals("inactive", Files.readString(services.resolve("k0scontroller")).trim());
+    k0sIn(root, path, 1, k0s.toString(), "status");
+    k0sIn(root, path, 1, k0s.toString(), "backup", "--save-path", saveTo.toString());
+    Files.createDirectories(root.resolve(".sandbox/faults"));
+    Files.writeString(root.resolve(".sandbox/faults/restart"), "v1.31.2+k0s.0\n");
+    k0sIn(root, path, 1, k0s.toString(), "start");
+    assertEquals("failed", Files.readString(services.resolve("k0scontroller")).trim(), "an armed restart fault fails k0s start");
+    Files.delete(root.resolve(".sandbox/faults/restart"));
+    k0sIn(root, path, 0, k0s.toString(), "start");
+    assertEquals("active", Files.readString(services.resolve("k0scontroller")).trim());
+  }
+
+  private static List<String> k0sIn(Path nodeRoot, String path, int exit, String... command) throws Exception {
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().put("INPLACE_HOST_ROOT", nodeRoot.toString());
+    builder.environment().put("PATH", path);
+    Process p = builder.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(10, TimeUnit.SECONDS));
+    assertEquals(exit, p.exitValue(), String.join(" ", command) + ": " + out);
+    return out.lines().toList();
+  }
+
   private static List<String> runIn(Path nodeRoot, String... command) throws Exception {
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     builder.environment().put("INPLACE_HOST_ROOT", nodeRoot.toString());

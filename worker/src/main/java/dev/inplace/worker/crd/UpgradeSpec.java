@@ -36,7 +36,7 @@ public abstract class UpgradeSpec<S extends UpgradeSpec<S>> {
   private String version;
 
   @Default("K3S")
-  @JsonPropertyDescription("Distribution the cluster runs: K3S or KUBEADM.")
+  @JsonPropertyDescription("Distribution the cluster runs: K3S, KUBEADM or K0S.")
   private Distribution distribution;
 
   @Default("amd64")

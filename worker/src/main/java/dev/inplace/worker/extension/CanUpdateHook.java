@@ -260,15 +260,23 @@ final class CanUpdateHook {
     return switch (bootstrapKind) {
       case "KThreesConfig", "KThreesConfigTemplate" -> Optional.of(Distribution.K3S);
       case "KubeadmConfig", "KubeadmConfigTemplate" -> Optional.of(Distribution.KUBEADM);
+      // k0smotron: workers bootstrap with K0sWorkerConfig, controllers with K0sControllerConfig.
+      case "K0sWorkerConfig", "K0sWorkerConfigTemplate", "K0sControllerConfig" -> Optional.of(Distribution.K0S);
       default -> Optional.empty();
     };
   }
 
-  /** As {@link #distributionOf}, falling back to a k3s version suffix ({@code +k3s1}) when no kind is known. */
+  /**
+   * As {@link #distributionOf}, falling back to a k3s or k0s version suffix ({@code +k3s1}, {@code
+   * +k0s.0}) when no kind is known.
+   */
   static Optional<Distribution> distributionOf(String bootstrapKind, HookSettings settings, String version) {
     Optional<Distribution> known = distributionOf(bootstrapKind, settings);
     if (known.isEmpty() && bootstrapKind.isEmpty() && version.contains("+k3s")) {
       return Optional.of(Distribution.K3S);
+    }
+    if (known.isEmpty() && bootstrapKind.isEmpty() && version.contains("+k0s")) {
+      return Optional.of(Distribution.K0S);
     }
     return known;
   }
@@ -284,8 +292,8 @@ final class CanUpdateHook {
   /** Why inplace will not move a machine from {@code from} to {@code to}, if it will not (DESIGN s.6). */
   static Optional<String> versionRefusal(String from, String to, Optional<Distribution> distribution) {
     if (distribution.isEmpty()) {
-      return Optional.of("the version changes, but the bootstrap provider is neither k3s (KThreesConfig) nor kubeadm"
-          + " (KubeadmConfig) and no distribution setting names one");
+      return Optional.of("the version changes, but the bootstrap provider is neither k3s (KThreesConfig), kubeadm"
+          + " (KubeadmConfig) nor k0s (K0sWorkerConfig, K0sControllerConfig) and no distribution setting names one");
     }
     KubeVersion current;
     KubeVersion wanted;

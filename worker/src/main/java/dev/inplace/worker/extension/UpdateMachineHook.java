@@ -206,7 +206,7 @@ final class UpdateMachineHook {
     String bootstrapKind = request.path("desired").path("bootstrapConfig").path("kind").asText("");
     Distribution distribution = CanUpdateHook.distributionOf(bootstrapKind, settings, target)
         .orElseThrow(() -> new IllegalArgumentException("bootstrap config kind '" + bootstrapKind
-            + "' is neither KThreesConfig nor KubeadmConfig; set the distribution setting"));
+            + "' is neither KThreesConfig, KubeadmConfig nor a k0smotron config; set the distribution setting"));
     boolean controlPlane = label(machine, CapiResources.CONTROL_PLANE_LABEL) != null;
     NodeTarget node = new NodeTarget(cluster, machine.getMetadata().getName(), nodeName,
         controlPlane ? NodeRole.CONTROL_PLANE : NodeRole.WORKER, address(machine));

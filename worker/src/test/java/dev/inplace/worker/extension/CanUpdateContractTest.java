@@ -193,4 +193,17 @@ class CanUpdateContractTest {
     CAPI_IGNORED.forEach(copy::remove);
     return copy;
   }
+
+  @Test
+  void k0smotronBootstrapKindsAndAK0sVersionSelectK0s() {
+    HookSettings none = new HookSettings(java.util.Map.of());
+    for (String kind : List.of("K0sWorkerConfig", "K0sWorkerConfigTemplate", "K0sControllerConfig")) {
+      assertEquals(
+          java.util.Optional.of(dev.inplace.workflows.api.Distribution.K0S), CanUpdateHook.distributionOf(kind, none), kind);
+    }
+    assertEquals(
+        java.util.Optional.of(dev.inplace.workflows.api.Distribution.K0S),
+        CanUpdateHook.distributionOf("", none, "v1.31.2+k0s.0"));
+    assertEquals(java.util.Optional.empty(), CanUpdateHook.distributionOf("", none, "v1.31.2"));
+  }
 }

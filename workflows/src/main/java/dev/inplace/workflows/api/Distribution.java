@@ -12,7 +12,12 @@ public enum Distribution {
    * kubeadm, kubelet and kubectl; {@code kubeadm upgrade apply|node} upgrades the static pods and
    * the kubelet configuration before the kubelet restarts.
    */
-  KUBEADM(true, false);
+  KUBEADM(true, false),
+  /**
+   * One {@code k0s} binary serving as controller or worker; {@code k0s stop}, the swap and {@code k0s
+   * start} upgrade the node (docs/k0s.md).
+   */
+  K0S(false, false);
 
   private final boolean upgradeCommand;
   private final boolean etcdVoterCondition;
@@ -37,7 +42,11 @@ public enum Distribution {
 
   /** The standard host layout of this distribution. */
   public HostProfile defaultProfile() {
-    return this == KUBEADM ? HostProfile.kubeadmDefaults() : HostProfile.k3sDefaults();
+    return switch (this) {
+      case K3S -> HostProfile.k3sDefaults();
+      case KUBEADM -> HostProfile.kubeadmDefaults();
+      case K0S -> HostProfile.k0sDefaults();
+    };
   }
 
   /** Where this distribution's artifacts may be installed (the catalogue allowlist). */

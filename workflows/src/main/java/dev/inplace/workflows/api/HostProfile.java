@@ -55,6 +55,22 @@ public record HostProfile(
         "kubelet");
   }
 
+  /**
+   * The layout of a host installed with {@code k0s install controller|worker}: the binary in {@code
+   * /usr/local/bin} (k0smotron's {@code k0sInstallDir} default), the airgap image bundle in {@code
+   * /var/lib/k0s/images/} (imported by k0s when it starts), services {@code k0scontroller} and {@code
+   * k0sworker}.
+   */
+  public static HostProfile k0sDefaults() {
+    return new HostProfile(
+        "/usr/local/bin",
+        "/var/lib/k0s/images",
+        "/var/lib/inplace/staging",
+        "/var/lib/inplace/backup",
+        "k0scontroller",
+        "k0sworker");
+  }
+
   public String serviceFor(NodeRole role) {
     return role == NodeRole.CONTROL_PLANE ? serverService : agentService;
   }

@@ -5,15 +5,19 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A Kubernetes version as k3s and kubeadm print it: {@code v1.31.2}, {@code v1.31.2+k3s1}. The build
- * suffix ({@code +k3sN}) orders releases of the same upstream patch.
+ * A Kubernetes version as k3s, kubeadm and k0s print it: {@code v1.31.2}, {@code v1.31.2+k3s1},
+ * {@code v1.31.2+k0s.0}. The build suffix ({@code +k3sN}, {@code +k0s.N}) orders releases of the same
+ * upstream patch.
  */
 public record KubeVersion(int major, int minor, int patch, String build)
     implements Comparable<KubeVersion> {
   private static final Pattern FORMAT =
       Pattern.compile("v?(\\d+)\\.(\\d+)\\.(\\d+)(?:-[0-9A-Za-z.-]+)?(?:\\+([0-9A-Za-z.-]+))?");
-  /** The trailing number of a build suffix: 1 in {@code k3s1}, 12 in {@code k3s12}. */
-  private static final Pattern BUILD_NUMBER = Pattern.compile("[A-Za-z0-9]*?[A-Za-z](\\d+)");
+  /**
+   * The trailing number of a build suffix: 1 in {@code k3s1}, 12 in {@code k3s12}, 1 in k0s's {@code
+   * k0s.1}.
+   */
+  private static final Pattern BUILD_NUMBER = Pattern.compile("[A-Za-z0-9]*?[A-Za-z]\\.?(\\d+)");
 
   private static final Comparator<KubeVersion> ORDER =
       Comparator.comparingInt(KubeVersion::major)
@@ -45,6 +49,30 @@ public record KubeVersion(int major, int minor, int patch, String build)
     } catch (IllegalArgumentException e) {
       return false;
     }
+  }
+
+  /** The build suffix a k0s node's kubelet reports for every k0s release {@code +k0s.N}. */
+  public static final String K0S_NODE_BUILD = "k0s";
+
+  /**
+   * Whether a Node reporting {@code nodeVersion} runs the release {@code target}: the same version,
+   * or for k0s the same upstream version with the build {@code k0s} (a k0s node reports {@code
+   * v1.31.2+k0s} for {@code v1.31.2+k0s.0}, docs/k0s.md).
+   */
+  public static boolean nodeRuns(String nodeVersion, String target) {
+    if (!isValid(nodeVersion) || !isValid(target)) {
+      return false;
+    }
+    KubeVersion node = parse(nodeVersion);
+    KubeVersion release = parse(target);
+    if (node.equals(release)) {
+      return true;
+    }
+    return node.build.equals(K0S_NODE_BUILD)
+        && release.build.startsWith(K0S_NODE_BUILD + ".")
+        && node.major == release.major
+        && node.minor == release.minor
+        && node.patch == release.patch;
   }
 
   private int buildNumber() {

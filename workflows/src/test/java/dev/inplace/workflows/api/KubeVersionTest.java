@@ -1,6 +1,7 @@
 package dev.inplace.workflows.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
@@ -19,5 +20,24 @@ class KubeVersionTest {
     assertTrue(KubeVersion.parse("v1.31.0+k3s9").compareTo(KubeVersion.parse("v1.31.1+k3s1")) < 0);
     assertTrue(KubeVersion.parse("v1.30.9").compareTo(KubeVersion.parse("v1.31.0")) < 0);
     assertEquals(2, KubeVersion.parse("v1.29.1").minorsTo(KubeVersion.parse("v1.31.2+k3s1")));
+  }
+
+  @Test
+  void ordersK0sBuildsOfOnePatchByTheirNumber() {
+    assertTrue(KubeVersion.parse("v1.31.2+k0s.1").compareTo(KubeVersion.parse("v1.31.2+k0s.0")) > 0);
+    assertTrue(KubeVersion.parse("v1.31.2+k0s.0").compareTo(KubeVersion.parse("v1.30.6+k0s.3")) > 0);
+  }
+
+  @Test
+  void aK0sNodeReportingPlusK0sRunsEveryK0sBuildOfItsUpstreamVersion() {
+    assertTrue(KubeVersion.nodeRuns("v1.31.2+k0s", "v1.31.2+k0s.0"));
+    assertTrue(KubeVersion.nodeRuns("v1.31.2+k0s", "v1.31.2+k0s.1"));
+    assertTrue(KubeVersion.nodeRuns("v1.31.2+k3s1", "v1.31.2+k3s1"));
+    assertTrue(KubeVersion.nodeRuns("1.31.2", "v1.31.2"));
+    assertFalse(KubeVersion.nodeRuns("v1.30.6+k0s", "v1.31.2+k0s.0"));
+    assertFalse(KubeVersion.nodeRuns("v1.31.2+k3s1", "v1.31.2+k0s.0"));
+    assertFalse(KubeVersion.nodeRuns("v1.31.2+k0s", "v1.31.2"));
+    assertFalse(KubeVersion.nodeRuns("v1.31.2+k3s1", "v1.31.2+k3s2"));
+    assertFalse(KubeVersion.nodeRuns(null, "v1.31.2+k0s.0"));
   }
 }

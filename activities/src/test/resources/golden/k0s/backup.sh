@@ -1,0 +1,43 @@
+#!/bin/bash
+# inplace-step: backup
+set -eu
+root="${INPLACE_HOST_ROOT:-}"
+# Keeps a copy of each current binary as <backup_dir>/<name>.prev, checked against the digest seen
+# at preflight. A backup that already has that digest is kept as it is.
+
+backup_dir='/var/lib/inplace/backup'
+
+sha256_of() {
+  local sum
+  sum="$(sha256sum "$1")"
+  echo "${sum%% *}"
+}
+
+mkdir -p "$root$backup_dir"
+
+# path expected_sha256
+backup_file() {
+  local prev="$root$backup_dir/$(basename "$1").prev"
+  if [ -f "$prev" ] && [ "$(sha256_of "$prev")" = "$2" ]; then
+    echo "already_backed_up=$1"
+    return 0
+  fi
+  local current="absent"
+  if [ -f "$root$1" ]; then
+    current="$(sha256_of "$root$1")"
+  fi
+  if [ "$current" != "$2" ]; then
+    echo "cannot back up $1: it has sha256 $current, expected $2, and no backup has that digest" >&2
+    exit 1
+  fi
+  local tmp="$prev.tmp"
+  cp -p "$root$1" "$tmp"
+  if [ "$(sha256_of "$tmp")" != "$2" ]; then
+    rm -f "$tmp"
+    echo "cannot back up $1: the copy does not have sha256 $2" >&2
+    exit 1
+  fi
+  mv -f "$tmp" "$prev"
+  echo "backed_up=$1"
+}
+backup_file '/usr/local/bin/k0s' '3333333333333333333333333333333333333333333333333333333333333333'

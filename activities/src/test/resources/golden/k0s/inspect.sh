@@ -1,0 +1,62 @@
+#!/bin/bash
+# inplace-step: preflight
+set -eu
+root="${INPLACE_HOST_ROOT:-}"
+# Read-only: prints key=value facts about the host for the preflight checks.
+
+staging_dir='/var/lib/inplace/staging'
+bin_dir='/usr/local/bin'
+version_binary='k0s'
+service='k0scontroller'
+
+sha256_of() {
+  local sum
+  sum="$(sha256sum "$1")"
+  echo "${sum%% *}"
+}
+
+machine="$(uname -m)"
+case "$machine" in
+  x86_64) echo "arch=amd64" ;;
+  aarch64) echo "arch=arm64" ;;
+  *) echo "arch=$machine" ;;
+esac
+
+# The staging dir may not exist yet: measure the filesystem it will be created on.
+dir="$root$staging_dir"
+while [ ! -d "$dir" ]; do
+  dir="$(dirname "$dir")"
+done
+free="$(df -P -B1 "$dir" | awk 'NR == 2 { print $4 }')"
+echo "staging_free_bytes=$free"
+
+report_file() {
+  if [ -f "$root$1" ]; then
+    echo "file=$1 $(sha256_of "$root$1")"
+  else
+    echo "file=$1 absent"
+  fi
+}
+report_file '/usr/local/bin/k0s'
+report_file '/var/lib/k0s/images/k0s-airgap-bundle-v1.31.2-k0s.0-amd64.tar'
+
+# k0s prints its release (v1.31.2+k0s.0) with `k0s version`.
+version_output() {
+  "$1" version
+}
+
+# First token of the first line that looks like v<major>.<minor>.<patch>; empty when unknown.
+version=""
+binary="$root$bin_dir/$version_binary"
+if [ -x "$binary" ]; then
+  version="$( (version_output "$binary" 2>/dev/null || true) | awk 'NR == 1 {
+    for (i = 1; i <= NF; i++) if ($i ~ /^v[0-9]+\.[0-9]+\.[0-9]+/) { print $i; exit }
+  }')"
+fi
+echo "version=$version"
+
+if systemctl is-active "$service" >/dev/null 2>&1; then
+  echo "service_active=true"
+else
+  echo "service_active=false"
+fi

@@ -1,0 +1,37 @@
+#!/bin/bash
+# inplace-step: stage
+set -eu
+root="${INPLACE_HOST_ROOT:-}"
+# Creates the staging dir and reports which artifacts need no upload: already staged or already
+# installed with the right digest. A staged file with a wrong digest is removed.
+
+staging_dir='/var/lib/inplace/staging'
+
+sha256_of() {
+  local sum
+  sum="$(sha256sum "$1")"
+  echo "${sum%% *}"
+}
+
+mkdir -p "$root$staging_dir"
+# The upload runs over SFTP as the login user, who must be able to write here.
+if [ -n "${SUDO_USER:-}" ]; then
+  chown "$SUDO_USER" "$root$staging_dir"
+fi
+
+# name staged_file_name sha256 install_path
+check_artifact() {
+  local staged="$root$staging_dir/$2"
+  if [ -f "$staged" ]; then
+    if [ "$(sha256_of "$staged")" = "$3" ]; then
+      echo "staged=$1"
+      return 0
+    fi
+    rm -f "$staged"
+  fi
+  if [ -f "$root$4" ] && [ "$(sha256_of "$root$4")" = "$3" ]; then
+    echo "installed=$1"
+  fi
+}
+check_artifact 'k0s' 'k0s.1111111111111111111111111111111111111111111111111111111111111111' '1111111111111111111111111111111111111111111111111111111111111111' '/usr/local/bin/k0s'
+check_artifact 'k0s-airgap-bundle' 'k0s-airgap-bundle.2222222222222222222222222222222222222222222222222222222222222222' '2222222222222222222222222222222222222222222222222222222222222222' '/var/lib/k0s/images/k0s-airgap-bundle-v1.31.2-k0s.0-amd64.tar'
