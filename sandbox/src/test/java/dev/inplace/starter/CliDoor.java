@@ -15,7 +15,7 @@ public final class CliDoor {
   public static Outcome run(List<String> args, Map<String, String> env) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = InplaceCli.run(args, env, new PrintStream(out, true, StandardCharsets.UTF_8),
+    int code = InplaceCli.run(args.toArray(String[]::new), env, new PrintStream(out, true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8));
     return new Outcome(code, err.toString(StandardCharsets.UTF_8));
   }

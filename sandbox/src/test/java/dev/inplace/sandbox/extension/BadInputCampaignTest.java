@@ -566,8 +566,8 @@ class BadInputCampaignTest {
 
   private static void cli(List<Case> cases) {
     Map<String, String> nowhere = Map.of("TEMPORAL_ADDRESS", "127.0.0.1:1");
-    cliCase(cases, "no Temporal address", List.of("status", "node-upgrade/x"), Map.of(), "2 inplace: set TEMPORAL_ADDRESS");
-    cliCase(cases, "an unknown command", List.of("rm", "-rf"), nowhere, "2 inplace: unknown command 'rm'");
-    cliCase(cases, "status without a workflow ID", List.of("status"), nowhere, "2 inplace: ");
+    cliCase(cases, "no Temporal address", List.of("status", "node-upgrade/x"), Map.of(), "2 inplace status: set TEMPORAL_ADDRESS");
+    cliCase(cases, "an unknown command", List.of("rm", "-rf"), nowhere, "2 inplace: Unmatched arguments from index 0: 'rm'");
+    cliCase(cases, "status without a workflow ID", List.of("status"), nowhere, "2 inplace status: Missing required parameter: 'ID'");
   }
 }
