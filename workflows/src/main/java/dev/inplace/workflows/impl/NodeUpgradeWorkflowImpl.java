@@ -98,9 +98,16 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
    */
   static final String CATALOGUE_RULES_CHANGE = "node-upgrade-catalogue-rules";
 
+  /**
+   * Change ID: runs from this version on give every activity call a summary for the Temporal UI
+   * ({@link NodeActivitySummaries}); the commands' user metadata changes, nothing else.
+   */
+  static final String UI_SUMMARIES_CHANGE = "node-upgrade-ui-summaries";
+
   private final List<StepRecord> steps = new ArrayList<>();
   private boolean upsertSearchAttributes;
   private boolean distributionSteps;
+  private boolean uiSummaries;
   /** Set once the distribution's upgrade command has started: the rollback then says what it left. */
   private boolean upgradeCommandStarted;
   private final Deque<Compensation> compensations = new ArrayDeque<>();
@@ -144,6 +151,7 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
         throw fail(UpgradeStep.PREFLIGHT, unsafe.get().getType(), why, NodePhase.FAILED, null);
       }
     }
+    uiSummaries = Workflow.getVersion(UI_SUMMARIES_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     if (request.markMachine()
         && Workflow.getVersion(OWN_MACHINE_MARK_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1) {
       return upgradeMarked(request);
@@ -160,7 +168,8 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
     String owner = Workflow.getInfo().getWorkflowId();
     String namespace = request.node().cluster().namespace();
     try {
-      clusterApi.markMachineUpgrading(new MachineMarkRequest(namespace, machineName, true, owner));
+      capiFor(NodeActivitySummaries.mark(request, true))
+          .markMachineUpgrading(new MachineMarkRequest(namespace, machineName, true, owner));
     } catch (ActivityFailure e) {
       begin(UpgradeStep.PREFLIGHT);
       String why = "could not mark Machine " + machineName + " (" + ClusterApiActivities.SKIP_REMEDIATION_ANNOTATION
@@ -173,7 +182,8 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
     } finally {
       try {
         Workflow.newDetachedCancellationScope(
-                () -> clusterApi.markMachineUpgrading(new MachineMarkRequest(namespace, machineName, false, owner)))
+                () -> capiFor(NodeActivitySummaries.mark(request, false))
+                    .markMachineUpgrading(new MachineMarkRequest(namespace, machineName, false, owner)))
             .run();
       } catch (ActivityFailure e) {
         log.warn("could not remove {} from Machine {}: {}", ClusterApiActivities.SKIP_REMEDIATION_ANNOTATION,
@@ -195,9 +205,9 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
     NodeVersions controlPlane = null;
     begin(UpgradeStep.PREFLIGHT);
     try {
-      before = nodes.inspectNode(nodeRequest);
+      before = nodesFor(NodeActivitySummaries.inspectNode(request)).inspectNode(nodeRequest);
       facts =
-          hosts.inspectHost(
+          hostsFor(NodeActivitySummaries.inspectHost(request)).inspectHost(
               new HostInspectRequest(
                   host,
                   request.distribution(),
@@ -205,7 +215,8 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
                   request.profile(),
                   request.artifacts()));
       if (distributionSteps && request.node().role() == NodeRole.WORKER) {
-        controlPlane = nodes.controlPlaneVersions(request.node().cluster());
+        controlPlane = nodesFor(NodeActivitySummaries.controlPlaneVersions(request))
+            .controlPlaneVersions(request.node().cluster());
       }
     } catch (ActivityFailure e) {
       markFailed(UpgradeStep.PREFLIGHT, describe(e));
@@ -236,7 +247,7 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
     try {
       step(
           UpgradeStep.STAGE,
-          () -> hosts.stageArtifacts(
+          () -> stagerFor(NodeActivitySummaries.stage(request)).stageArtifacts(
               new StageRequest(host, request.profile(), request.artifacts(), request.distribution())),
           NodeUpgradeWorkflowImpl::describeStage);
 
@@ -244,17 +255,20 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
       compensations.push(
           new Compensation(
               UpgradeStep.RELEASE,
-              () -> describeUncordon(nodes.uncordonNode(new UncordonRequest(request.node().cluster(), nodeName, owner)))));
+              () -> describeUncordon(nodesFor(NodeActivitySummaries.uncordon(request))
+                  .uncordonNode(new UncordonRequest(request.node().cluster(), nodeName, owner)))));
       cordon =
           step(
               UpgradeStep.CORDON,
-              () -> nodes.cordonNode(new CordonRequest(request.node().cluster(), nodeName, owner)),
+              () -> nodesFor(NodeActivitySummaries.cordon(request)).cordonNode(new CordonRequest(request.node().cluster(), nodeName, owner)),
               c -> c.cordonedByUs() ? "cordoned" : "already cordoned by someone else; left as is");
 
       failedStep = UpgradeStep.DRAIN;
       NodeActivities drainer =
           Workflow.newActivityStub(
-              NodeActivities.class, ActivityOptionsCatalog.drain(request.drain().timeoutSeconds()));
+              NodeActivities.class,
+              NodeActivitySummaries.summarized(uiSummaries, ActivityOptionsCatalog.drain(request.drain().timeoutSeconds()),
+                  NodeActivitySummaries.drain(request)));
       step(
           UpgradeStep.DRAIN,
           () -> drainer.drainNode(new DrainRequest(request.node().cluster(), nodeName, request.drain())),
@@ -267,13 +281,13 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
               UpgradeStep.RESTORE, () -> restore(request, host, previous, before, serviceTouched[0])));
       step(
           UpgradeStep.BACKUP,
-          () -> hosts.backupBinaries(new BackupRequest(host, request.profile(), previous, request.distribution())),
+          () -> hostsFor(NodeActivitySummaries.backup(request)).backupBinaries(new BackupRequest(host, request.profile(), previous, request.distribution())),
           b -> "kept " + String.join(", ", concat(b.backedUp(), b.alreadyBackedUp())));
 
       failedStep = UpgradeStep.INSTALL;
       step(
           UpgradeStep.INSTALL,
-          () -> hosts.installArtifacts(
+          () -> hostsFor(NodeActivitySummaries.install(request)).installArtifacts(
               new InstallRequest(host, request.profile(), request.artifacts(), request.distribution())),
           i -> "installed " + String.join(", ", concat(i.installed(), i.alreadyInstalled())));
 
@@ -283,7 +297,8 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
         serviceTouched[0] = true;
         upgradeCommandStarted = true;
         HostActivities upgrader =
-            Workflow.newActivityStub(HostActivities.class, ActivityOptionsCatalog.distributionUpgrade());
+            Workflow.newActivityStub(HostActivities.class, NodeActivitySummaries.summarized(
+                uiSummaries, ActivityOptionsCatalog.distributionUpgrade(), NodeActivitySummaries.upgradeCommand(request)));
         step(
             UpgradeStep.UPGRADE,
             () -> upgrader.runUpgradeCommand(
@@ -297,13 +312,16 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
       serviceTouched[0] = true;
       step(
           UpgradeStep.RESTART,
-          () -> hosts.restartService(new ServiceRequest(host, request.serviceName(), request.distribution())),
+          () -> hostsFor(NodeActivitySummaries.restart(request))
+              .restartService(new ServiceRequest(host, request.serviceName(), request.distribution())),
           r -> r.service() + (r.active() ? " active" : " not active"));
 
       failedStep = UpgradeStep.VERIFY;
       NodeActivities verifier =
           Workflow.newActivityStub(
-              NodeActivities.class, ActivityOptionsCatalog.awaitNode(request.readyTimeoutSeconds()));
+              NodeActivities.class,
+              NodeActivitySummaries.summarized(uiSummaries, ActivityOptionsCatalog.awaitNode(request.readyTimeoutSeconds()),
+                  NodeActivitySummaries.awaitVersion(request, request.targetVersion())));
       step(
           UpgradeStep.VERIFY,
           () ->
@@ -325,7 +343,8 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
       step(
           UpgradeStep.UNCORDON,
           () -> cordon.cordonedByUs()
-              ? describeUncordon(nodes.uncordonNode(new UncordonRequest(request.node().cluster(), nodeName, owner)))
+              ? describeUncordon(nodesFor(NodeActivitySummaries.uncordon(request))
+                  .uncordonNode(new UncordonRequest(request.node().cluster(), nodeName, owner)))
               : "left cordoned: it was cordoned before this run",
           s -> s);
       recordVersion(request);
@@ -337,6 +356,7 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
     }
     setPhase(NodePhase.UPGRADED);
     message = "upgraded " + before.kubeletVersion() + " -> " + request.targetVersion();
+    publishDetails();
     log.info("node {} upgraded to {}", nodeName, request.targetVersion());
     return new NodeUpgradeResult(
         machineName, nodeName, before.kubeletVersion(), request.targetVersion(), false, List.copyOf(steps));
@@ -358,7 +378,8 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
     if (owner.equals(before.cordonedBy())) {
       step(
           UpgradeStep.UNCORDON,
-          () -> describeUncordon(nodes.uncordonNode(new UncordonRequest(nodeRequest.cluster(), nodeName, owner))),
+          () -> describeUncordon(nodesFor(NodeActivitySummaries.uncordon(request))
+              .uncordonNode(new UncordonRequest(nodeRequest.cluster(), nodeName, owner))),
           s -> s);
     } else {
       begin(UpgradeStep.UNCORDON);
@@ -367,6 +388,7 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
     recordVersion(request);
     setPhase(NodePhase.UPGRADED);
     message = "already at " + request.targetVersion();
+    publishDetails();
     return new NodeUpgradeResult(
         machineName, nodeName, before.kubeletVersion(), request.targetVersion(), true, List.copyOf(steps));
   }
@@ -375,7 +397,7 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
     if (distributionSteps) {
       step(
           UpgradeStep.RECORD,
-          () -> clusterApi.recordMachineUpgrade(
+          () -> capiFor(NodeActivitySummaries.record(request)).recordMachineUpgrade(
               new MachineRecordRequest(
                   request.node().cluster().namespace(), machineName, request.targetVersion(),
                   request.distribution(), request.node().role())),
@@ -385,7 +407,7 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
     step(
         UpgradeStep.RECORD,
         () ->
-            clusterApi.recordMachineVersion(
+            capiFor(NodeActivitySummaries.record(request)).recordMachineVersion(
                 new MachineVersionRequest(
                     request.node().cluster().namespace(), machineName, request.targetVersion())),
         r -> r.changed() ? "Machine.spec.version " + r.previousVersion() + " -> " + request.targetVersion() : "Machine already recorded");
@@ -399,15 +421,18 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
       NodeState before,
       boolean serviceTouched) {
     RestoreResult restored =
-        hosts.restoreBinaries(
+        hostsFor(NodeActivitySummaries.restore(request)).restoreBinaries(
             new RestoreRequest(host, request.profile(), previous, request.artifacts(), request.distribution()));
     if (!restored.changed() && !serviceTouched) {
       return "nothing to restore";
     }
-    hosts.restartService(new ServiceRequest(host, request.serviceName(), request.distribution()));
+    hostsFor(NodeActivitySummaries.restart(request))
+        .restartService(new ServiceRequest(host, request.serviceName(), request.distribution()));
     NodeActivities verifier =
         Workflow.newActivityStub(
-            NodeActivities.class, ActivityOptionsCatalog.awaitNode(request.readyTimeoutSeconds()));
+            NodeActivities.class,
+            NodeActivitySummaries.summarized(uiSummaries, ActivityOptionsCatalog.awaitNode(request.readyTimeoutSeconds()),
+                NodeActivitySummaries.awaitVersion(request, before.kubeletVersion())));
     NodeState back =
         verifier.awaitNodeVersion(
             new AwaitNodeRequest(
@@ -479,10 +504,43 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
       UpgradeStep failedStep, String reason, String text, NodePhase endPhase, String versionNow) {
     setPhase(endPhase);
     message = text;
+    publishDetails();
     log.warn("node {}: {}", nodeName, text);
     NodeFailure details =
         new NodeFailure(machineName, nodeName, failedStep, reason, text, endPhase, versionNow, List.copyOf(steps));
     return UpgradeFailures.nonRetryable(reason, text, details);
+  }
+
+  /** The stub for one call: with the call's UI summary from {@link #UI_SUMMARIES_CHANGE} on. */
+  private HostActivities hostsFor(String summary) {
+    return uiSummaries
+        ? Workflow.newActivityStub(HostActivities.class, NodeActivitySummaries.summarized(true, ActivityOptionsCatalog.hostStep(), summary))
+        : hosts;
+  }
+
+  private HostActivities stagerFor(String summary) {
+    return uiSummaries
+        ? Workflow.newActivityStub(HostActivities.class, NodeActivitySummaries.summarized(true, ActivityOptionsCatalog.staging(), summary))
+        : hosts;
+  }
+
+  private NodeActivities nodesFor(String summary) {
+    return uiSummaries
+        ? Workflow.newActivityStub(NodeActivities.class, NodeActivitySummaries.summarized(true, ActivityOptionsCatalog.kubeCall(), summary))
+        : nodes;
+  }
+
+  private ClusterApiActivities capiFor(String summary) {
+    return uiSummaries
+        ? Workflow.newActivityStub(ClusterApiActivities.class, NodeActivitySummaries.summarized(true, ActivityOptionsCatalog.kubeCall(), summary))
+        : clusterApi;
+  }
+
+  /** The run's current details in the Temporal UI: node, phase, step and the last message. */
+  private void publishDetails() {
+    Workflow.setCurrentDetails("node " + nodeName + " (Machine " + machineName + "); " + phase
+        + (currentStep == null ? "" : "; step " + currentStep.cliName())
+        + (message == null || message.isEmpty() ? "" : "; " + message));
   }
 
   private void setPhase(NodePhase next) {
@@ -490,6 +548,7 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
     if (upsertSearchAttributes) {
       Workflow.upsertTypedSearchAttributes(SearchAttributes.PHASE.valueSet(next.name()));
     }
+    publishDetails();
   }
 
   private <T> T step(UpgradeStep step, Supplier<T> action, java.util.function.Function<T, String> summary) {
@@ -502,6 +561,7 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
   private void begin(UpgradeStep step) {
     currentStep = step;
     steps.add(new StepRecord(step, StepStatus.RUNNING, Workflow.currentTimeMillis(), 0, ""));
+    publishDetails();
   }
 
   private void finish(UpgradeStep step, StepStatus status, String text) {
@@ -509,6 +569,7 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
     StepRecord started = steps.get(i);
     steps.set(i, new StepRecord(step, status, started.startedMillis(), Workflow.currentTimeMillis(), text));
     message = step.cliName() + ": " + text;
+    publishDetails();
   }
 
   private void markFailed(UpgradeStep step, String text) {
@@ -519,6 +580,7 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
     }
     StepRecord started = steps.get(i);
     steps.set(i, new StepRecord(step, StepStatus.FAILED, started.startedMillis(), Workflow.currentTimeMillis(), text));
+    publishDetails();
   }
 
   private int lastIndexOf(UpgradeStep step) {

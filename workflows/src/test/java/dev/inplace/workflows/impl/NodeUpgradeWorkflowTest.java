@@ -167,6 +167,43 @@ class NodeUpgradeWorkflowTest {
     writeHistory(env, workflowId, "node-upgrade-upgraded-own-machine-mark.json");
   }
 
+  // ---- the Temporal UI -------------------------------------------------------------------------
+
+  @Test
+  void everyActivityCallCarriesASummaryAndTheRunKeepsItsCurrentDetails(TestWorkflowEnvironment env, Worker worker) {
+    NodeUpgradeWorkflow workflow = start(env, worker);
+    workflow.upgrade(request);
+
+    List<io.temporal.api.history.v1.HistoryEvent> scheduled = env.getWorkflowClient().fetchHistory(workflowId)
+        .getEvents().stream()
+        .filter(io.temporal.api.history.v1.HistoryEvent::hasActivityTaskScheduledEventAttributes)
+        .toList();
+    List<String> summaries = scheduled.stream()
+        .map(e -> io.temporal.common.converter.DefaultDataConverter.STANDARD_INSTANCE.fromPayload(
+            e.getUserMetadata().getSummary(), String.class, String.class))
+        .toList();
+    assertEquals(scheduled.size(), summaries.stream().filter(t -> t != null && !t.isBlank()).count(),
+        "every activity call has a summary: " + summaries);
+    assertTrue(summaries.stream().anyMatch(t -> t.matches("stage k3s \\d+ MiB, k3s-airgap-images \\d+ MiB -> worker-1")),
+        summaries.toString());
+    assertTrue(summaries.contains("drain worker-1 (up to " + request.drain().timeoutSeconds() + " s)"), summaries.toString());
+    assertTrue(summaries.contains("wait for worker-1 Ready at " + TO), summaries.toString());
+    assertTrue(summaries.contains("record " + TO + " on Machine worker-1-machine"), summaries.toString());
+
+    io.temporal.api.sdk.v1.WorkflowMetadata metadata = WorkflowStub.fromTyped(workflow)
+        .query("__temporal_workflow_metadata", io.temporal.api.sdk.v1.WorkflowMetadata.class);
+    assertEquals("node worker-1 (Machine worker-1-machine); UPGRADED; step record; upgraded " + FROM + " -> " + TO,
+        metadata.getCurrentDetails());
+  }
+
+  @Test
+  @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "histories.update", matches = "true")
+  void recordUiSummariesHistory(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    dev.inplace.workflows.testing.HistoryFixtures.assumeNotRecorded("node-upgrade-upgraded-ui-summaries.json");
+    start(env, worker).upgrade(request);
+    writeHistory(env, workflowId, "node-upgrade-upgraded-ui-summaries.json");
+  }
+
   @Test
   void upgradesANodeThroughEveryStepInOrder(TestWorkflowEnvironment env, Worker worker) {
     NodeUpgradeResult result = start(env, worker).upgrade(request);
