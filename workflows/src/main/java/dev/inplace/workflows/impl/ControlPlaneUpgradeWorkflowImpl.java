@@ -378,9 +378,11 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
       return "";
     }
     try {
-      clusterApi.releaseControlPlane(new ControlPlaneVersionRequest(
+      BookkeepingResult released = clusterApi.releaseControlPlane(new ControlPlaneVersionRequest(
           cluster().namespace(), controlPlane, target(), Workflow.getInfo().getWorkflowId()));
-      return "; no node changed, " + object + " unpaused";
+      return released == null || released.patches().isEmpty()
+          ? "; no node changed; " + object + " holds no pause of this run (someone else's stays)"
+          : "; no node changed, " + object + " unpaused";
     } catch (ActivityFailure e) {
       Failures.rethrowIfCancelled(e);
       leftPaused = true;

@@ -126,6 +126,7 @@ class ControlPlaneUpgradeWorkflowTest {
     when(nodes.awaitControlPlaneHealthy(any())).thenReturn(new ControlPlaneHealth(true, List.of("cp-1", "cp-2", "cp-3")));
     when(capi.markMachineUpgrading(any())).thenReturn(new MachineMarkResult(true));
     when(capi.pauseControlPlane(any())).thenReturn(new BookkeepingResult(List.of("pause KThreesControlPlane edge-1-control-plane")));
+    when(capi.releaseControlPlane(any())).thenReturn(new BookkeepingResult(List.of("unpause KThreesControlPlane edge-1-control-plane")));
     when(capi.recordControlPlaneVersion(any()))
         .thenReturn(new BookkeepingResult(List.of("KThreesControlPlane edge-1-control-plane spec.version " + FROM + " -> " + TO)));
   }
@@ -575,6 +576,20 @@ class ControlPlaneUpgradeWorkflowTest {
     assertEquals(RunPhase.ABORTED, progress.phase());
     assertTrue(progress.message().contains("no node changed, KThreesControlPlane edge-1-control-plane unpaused"),
         progress.message());
+  }
+
+  @Test
+  void aPauseSomeoneElseHoldsIsNotClaimedAsReleased(TestWorkflowEnvironment env, Worker worker) {
+    script.failsOnce("cp-1", UpgradeStep.VERIFY, UpgradeFailures.VERIFY_TIMEOUT, NodePhase.ROLLED_BACK, Duration.ofMinutes(5));
+    when(capi.releaseControlPlane(any())).thenReturn(new BookkeepingResult(List.of()));
+    ControlPlaneUpgradeWorkflow run = start(env, worker);
+    WorkflowClient.start(run::upgrade, request);
+    awaitProgress(env, run, Duration.ofMinutes(1), p -> p.phase() == RunPhase.HALTED);
+
+    run.abort();
+
+    ControlPlaneUpgradeResult result = resultOf(run);
+    assertTrue(result.message().contains("holds no pause of this run (someone else's stays)"), result.message());
   }
 
   @Test
