@@ -62,12 +62,8 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
   static final String PAUSE_CONTROL_PLANE_CHANGE = "control-plane-paused-for-run";
 
   private List<MachineInfo> controlPlanes = List.of();
-  /** This run's version of {@link #PAUSE_CONTROL_PLANE_CHANGE} (decided once, after the snapshot). */
-  private int pauseVersion = Workflow.DEFAULT_VERSION;
-  /** Whether this run paused the control-plane object (it had nodes to upgrade). */
-  private boolean paused;
-  /** Whether the run ends with the control-plane object left paused (mixed versions). */
-  private boolean leftPaused;
+  /** The control-plane object's pause for the run, and what the end does with it. */
+  private final ControlPlanePause pause = new ControlPlanePause(clusterApi, book);
   private ObjectRef controlPlaneObject;
   /** The kubelet version of each control-plane node as preflight saw it, by node name. */
   private final Map<String, String> observed = new LinkedHashMap<>();
@@ -88,8 +84,8 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
       Map<String, NodeUpgradeRequest> requests = checkControlPlanes(inventory);
       if (!book.aborting()) {
         snapshotEtcd(requests.get(controlPlanes.get(0).nodeName()));
-        pauseVersion = Workflow.getVersion(PAUSE_CONTROL_PLANE_CHANGE, Workflow.DEFAULT_VERSION, 2);
-        if (pauseVersion >= 1) {
+        pause.version(Workflow.getVersion(PAUSE_CONTROL_PLANE_CHANGE, Workflow.DEFAULT_VERSION, 2));
+        if (pause.pausesForTheRun()) {
           pauseControlPlane(inventory.controlPlane());
         }
       }
@@ -100,7 +96,7 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
       waitForNodesAfterCancellation();
       if (controlPlaneObject != null) {
         Workflow.newDetachedCancellationScope(() -> {
-          String note = releaseOrKeepPause(controlPlaneObject);
+          String note = pause.releaseOrKeep(cluster(), controlPlaneObject, target(), this::warn);
           if (!note.isEmpty()) {
             setPhase(RunPhase.ABORTED, "cancelled; " + counts() + note);
           }
@@ -313,7 +309,7 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
     try {
       BookkeepingResult done = clusterApi.pauseControlPlane(
           new ControlPlaneVersionRequest(cluster().namespace(), controlPlane, target(), Workflow.getInfo().getWorkflowId()));
-      paused = true;
+      pause.paused();
       log.info("{} {}: {}", controlPlane.kind(), controlPlane.name(),
           done == null || done.patches().isEmpty() ? "already paused" : String.join("; ", done.patches()));
     } catch (ActivityFailure e) {
@@ -327,14 +323,14 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
   private void recordVersion(ObjectRef controlPlane) {
     String object = controlPlane.kind() + " " + controlPlane.name();
     if (book.aborting()) {
-      String note = releaseOrKeepPause(controlPlane);
+      String note = pause.releaseOrKeep(cluster(), controlPlane, target(), this::warn);
       end(RunPhase.ABORTED, "aborted: " + counts() + "; " + target() + " not recorded on " + object + note);
       return;
     }
     if (!book.allUpgraded()) {
       List<String> skipped =
           book.statuses().stream().filter(s -> s.phase() == NodePhase.SKIPPED).map(NodeStatus::node).toList();
-      String note = releaseOrKeepPause(controlPlane);
+      String note = pause.releaseOrKeep(cluster(), controlPlane, target(), this::warn);
       end(outcome(), counts() + "; " + target() + " not recorded on " + object + " because "
           + ClusterPreflight.list(skipped) + " stayed on the old version (skipped)" + note);
       return;
@@ -356,43 +352,6 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
     }
   }
 
-  /**
-   * At the end of a run that did not record the version: with mixed versions (a node runs the
-   * target, or its state is unknown after a failed rollback) the control-plane object stays paused,
-   * since unpaused its controller would replace the upgraded Machines; with no node changed, the run
-   * removes its own pause (version 2 on). Returns what the end line says about it.
-   */
-  private String releaseOrKeepPause(ObjectRef controlPlane) {
-    if (!paused) {
-      return "";
-    }
-    String object = controlPlane.kind() + " " + controlPlane.name();
-    boolean mixed = book.upgraded() > 0
-        || book.statuses().stream().anyMatch(s -> s.phase() == NodePhase.ROLLBACK_FAILED);
-    if (mixed) {
-      leftPaused = true;
-      return "; " + object + " stays paused (" + ClusterApiActivities.PAUSED_ANNOTATION
-          + ") because its nodes run mixed versions: set its spec.version or roll the nodes back, then unpause it";
-    }
-    if (pauseVersion < 2) {
-      return "";
-    }
-    try {
-      BookkeepingResult released = clusterApi.releaseControlPlane(new ControlPlaneVersionRequest(
-          cluster().namespace(), controlPlane, target(), Workflow.getInfo().getWorkflowId()));
-      return released == null || released.patches().isEmpty()
-          ? "; no node changed; " + object + " holds no pause of this run (someone else's stays)"
-          : "; no node changed, " + object + " unpaused";
-    } catch (ActivityFailure e) {
-      Failures.rethrowIfCancelled(e);
-      leftPaused = true;
-      String warning = "could not unpause " + object + ": " + Failures.describe(e)
-          + "; remove " + ClusterApiActivities.PAUSED_ANNOTATION + " from it";
-      warn(warning);
-      return "; " + warning;
-    }
-  }
-
   private ControlPlaneUpgradeResult result() {
     return new ControlPlaneUpgradeResult(
         cluster(),
@@ -403,7 +362,7 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
         book.skipped(),
         book.aborting(),
         book.statuses(),
-        leftPaused,
+        pause.leftPaused(),
         message());
   }
 }
