@@ -7,7 +7,11 @@ import io.temporal.client.WorkflowClient;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.Supplier;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 
 /**
  * What every command shares: where to print, and a Temporal client made on first use, so help and
@@ -23,6 +27,9 @@ final class CliContext implements AutoCloseable {
   private final Supplier<WorkflowClient> connector;
   private WorkflowClient client;
   private Runnable closer = () -> {};
+  /** The management cluster for read-only views, from a kubeconfig path (null: KUBECONFIG, then ~/.kube/config). */
+  private Function<String, KubernetesClient> kubernetesConnector = CliContext::operatorKubeconfig;
+  private KubernetesClient kubernetes;
 
   CliContext(PrintStream out, String taskQueue, long pollMillis, Supplier<WorkflowClient> connector) {
     this.out = out;
@@ -79,9 +86,40 @@ final class CliContext implements AutoCloseable {
     return client;
   }
 
+  /** Views read the management cluster through this connector instead (tests: the mock API server). */
+  CliContext withKubernetes(Function<String, KubernetesClient> connector) {
+    this.kubernetesConnector = connector;
+    return this;
+  }
+
+  /** The management cluster, as the operator's kubeconfig reaches it; made on first use. */
+  KubernetesClient kubernetes(String kubeconfigPath) {
+    if (kubernetes == null) {
+      kubernetes = kubernetesConnector.apply(kubeconfigPath);
+    }
+    return kubernetes;
+  }
+
+  /** As clusterctl and kubectl: {@code --kubeconfig}, else KUBECONFIG, else ~/.kube/config (fabric8's lookup). */
+  private static KubernetesClient operatorKubeconfig(String path) {
+    if (path != null) {
+      if (!java.nio.file.Files.isReadable(java.nio.file.Path.of(path))) {
+        throw new CliException("--kubeconfig " + path + " is not a readable file");
+      }
+      System.setProperty(Config.KUBERNETES_KUBECONFIG_FILE, path);
+    }
+    Config config = Config.autoConfigure(null);
+    config.setRequestRetryBackoffLimit(0);
+    config.setConnectionTimeout((int) CONNECT_TIMEOUT.toMillis());
+    return new KubernetesClientBuilder().withConfig(config).build();
+  }
+
   @Override
   public void close() {
     closer.run();
+    if (kubernetes != null) {
+      kubernetes.close();
+    }
   }
 
 

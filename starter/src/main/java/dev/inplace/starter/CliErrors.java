@@ -22,7 +22,7 @@ final class CliErrors {
   /** True when the frontend was unreachable: no connection, or no answer in time. */
   static boolean cannotConnect(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof CliContext.CannotConnectException) {
+      if (t instanceof CliContext.CannotConnectException || t instanceof java.net.ConnectException) {
         return true;
       }
       if (t instanceof StatusRuntimeException s) {

@@ -17,7 +17,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code inplace} command line: starts ControlPlaneUpgrade and WorkersUpgrade runs, shows and
- * follows their progress, and sends the operator Updates. Talks only to Temporal (client side).
+ * follows their progress, and sends the operator Updates. Talks to Temporal (client side); the
+ * read-only views ({@code describe}) also read the management cluster with the operator's kubeconfig.
  * Exit codes: 0 ok, 1 the run failed or the command was refused, 2 usage, 3 cannot connect.
  */
 @Command(name = "inplace", versionProvider = InplaceCli.Version.class,
@@ -34,6 +35,7 @@ import picocli.CommandLine.Spec;
         RunCommands.Retry.class,
         RunCommands.Skip.class,
         RunCommands.MaxUnavailable.class,
+        DescribeCommand.class,
         InplaceCli.Completion.class,
         HelpCommand.class},
     footerHeading = "%n",

@@ -36,7 +36,8 @@ class CliReferenceTest {
     String generated = CliReference.markdown();
     for (String command : new String[] {"inplace", "inplace upgrade", "inplace upgrade controlplane",
         "inplace upgrade workers", "inplace status", "inplace watch", "inplace pause", "inplace resume",
-        "inplace abort", "inplace retry", "inplace skip", "inplace max-unavailable", "inplace completion"}) {
+        "inplace abort", "inplace retry", "inplace skip", "inplace max-unavailable", "inplace describe",
+        "inplace describe cluster", "inplace completion"}) {
       assertTrue(generated.contains("### `" + command + "`"), command);
     }
   }
