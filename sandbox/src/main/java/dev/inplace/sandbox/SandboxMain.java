@@ -6,6 +6,10 @@ import dev.inplace.sandbox.demo.DemoOptions;
 import dev.inplace.sandbox.demo.DemoRun;
 import dev.inplace.sandbox.demo.DemoSummary;
 import dev.inplace.sandbox.estate.Estate;
+import dev.inplace.sandbox.stack.LocalStack;
+import dev.inplace.sandbox.stack.ProcessDemo;
+import dev.inplace.sandbox.stack.StackLayout;
+import dev.inplace.sandbox.stack.StackMain;
 import dev.inplace.worker.InplaceWorker;
 import dev.inplace.client.TemporalConnection;
 import dev.inplace.workflows.api.WorkflowIds;
@@ -30,8 +34,11 @@ public final class SandboxMain {
     if (args.length > 0 && "bench".equals(args[0])) {
       System.exit(bench(Arrays.copyOfRange(args, 1, args.length)));
     }
+    if (args.length > 0 && java.util.Set.of("up", "down", "apply-demo-crs").contains(args[0])) {
+      System.exit(StackMain.main(args[0], Arrays.asList(args).subList(1, args.length), System.out, System.err));
+    }
     if (args.length == 0 || !"demo".equals(args[0])) {
-      System.err.println("usage: inplace demo|bench [options]   (--help for options)");
+      System.err.println("usage: inplace demo|bench|up|down [options]   (--help for options)");
       System.exit(2);
     }
     String[] rest = Arrays.copyOfRange(args, 1, args.length);
@@ -48,7 +55,36 @@ public final class SandboxMain {
       System.exit(2);
       return;
     }
+    if (options.topology() == DemoOptions.Topology.PROCESSES) {
+      System.exit(processDemo(options, Arrays.asList(rest), System.out) ? 0 : 1);
+    }
     System.exit(demo(options, System.out) ? 0 : 1);
+  }
+
+  /** The demo through the local stack of processes, in a directory of its own. */
+  private static boolean processDemo(DemoOptions options, java.util.List<String> args, PrintStream out) throws IOException {
+    Path dir = Files.createTempDirectory("inplace-demo-stack-");
+    boolean done = false;
+    try {
+      DemoSummary summary;
+      try {
+        summary = ProcessDemo.run(new StackLayout(dir), options, args, out);
+      } catch (LocalStack.StackException e) {
+        System.err.println("inplace demo: " + e.getMessage());
+        return false;
+      }
+      if (options.json()) {
+        out.println(new ObjectMapper().writeValueAsString(summary));
+      }
+      done = summary.allUpgraded();
+      return done;
+    } finally {
+      if (options.keep()) {
+        out.println("stack directory kept in " + dir);
+      } else {
+        LocalStack.deleteTree(dir);
+      }
+    }
   }
 
   private static int bench(String[] args) throws Exception {

@@ -22,6 +22,7 @@ import io.temporal.worker.Worker;
 import io.temporal.common.interceptors.WorkerInterceptor;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerFactoryOptions;
+import io.temporal.worker.WorkerOptions;
 import java.nio.file.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,12 +58,21 @@ public final class InplaceWorker implements AutoCloseable {
   public static InplaceWorker start(
       WorkflowClient client, String taskQueue, KubernetesClient management, Path artifactCache,
       ArtifactSourcePolicy artifacts, WorkerInterceptor... interceptors) {
+    return start(client, taskQueue, management, artifactCache, artifacts, PollerOptions.defaults(), interceptors);
+  }
+
+  /** As above, polling as {@code poller} says (the local stack turns the sticky queue off). */
+  public static InplaceWorker start(
+      WorkflowClient client, String taskQueue, KubernetesClient management, Path artifactCache,
+      ArtifactSourcePolicy artifacts, PollerOptions poller, WorkerInterceptor... interceptors) {
     SecretSource secrets = new KubernetesSecretSource(management);
     KubeClients kubeClients = new KubeClients(management, secrets);
     SshConnector ssh = new SshConnector(secrets, sshOptions(System.getenv()));
     WorkerFactory factory =
         WorkerFactory.newInstance(client, WorkerFactoryOptions.newBuilder().setWorkerInterceptors(withLogContext(interceptors)).build());
-    Worker worker = factory.newWorker(taskQueue);
+    WorkerOptions.Builder options = WorkerOptions.newBuilder();
+    poller.stickyScheduleToStart().ifPresent(options::setStickyQueueScheduleToStartTimeout);
+    Worker worker = factory.newWorker(taskQueue, options.build());
     worker.registerWorkflowImplementationTypes(
         NodeUpgradeWorkflowImpl.class, ControlPlaneUpgradeWorkflowImpl.class, WorkersUpgradeWorkflowImpl.class);
     worker.registerActivitiesImplementations(

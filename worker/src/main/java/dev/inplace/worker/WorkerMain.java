@@ -45,11 +45,13 @@ public final class WorkerMain {
     Optional<WatcherOptions> watcherOptions;
     Optional<ExtensionOptions> extensionOptions;
     ArtifactSourcePolicy artifacts;
+    PollerOptions poller;
     try {
       artifacts = ArtifactSettings.fromEnvironment(System.getenv());
       config = WorkerConfig.fromEnvironment(System.getenv(), log::warn);
       watcherOptions = WatcherOptions.fromEnvironment(System.getenv());
       extensionOptions = ExtensionOptions.fromEnvironment(System.getenv());
+      poller = PollerOptions.fromEnvironment(System.getenv());
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage());
       System.exit(2);
@@ -80,7 +82,7 @@ public final class WorkerMain {
     KubernetesClient management = managementClient(config);
     managementRef.set(management);
     InplaceWorker worker =
-        InplaceWorker.start(temporal.client(), config.taskQueue(), management, config.artifactCache(), artifacts,
+        InplaceWorker.start(temporal.client(), config.taskQueue(), management, config.artifactCache(), artifacts, poller,
             new RunMetricsInterceptor(metrics.registry()));
     workerRef.set(worker);
     // The custom resource watcher (ControlPlaneUpgrade, WorkersUpgrade); off with INPLACE_WATCHER=false.

@@ -27,7 +27,17 @@ public record DemoOptions(
     long readyTimeoutSeconds,
     boolean keep,
     Distribution distribution,
-    HostServer hosts) {
+    HostServer hosts,
+    Topology topology,
+    int workerProcesses) {
+
+  /** Where the demo's parts run. */
+  public enum Topology {
+    /** Temporal's test server, the estate and the worker inside the demo's own JVM. */
+    IN_PROCESS,
+    /** The local stack: the test server, the estate and each worker as its own OS process (docs/local-stack.md). */
+    PROCESSES
+  }
 
   /** Options without a host server choice: MINA hosts. */
   public DemoOptions(
@@ -35,7 +45,7 @@ public record DemoOptions(
       String from, String to, boolean json, List<Fault> faults, long binaryBytes, long drainTimeoutSeconds,
       long readyTimeoutSeconds, boolean keep, Distribution distribution) {
     this(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, faults, binaryBytes,
-        drainTimeoutSeconds, readyTimeoutSeconds, keep, distribution, HostServer.MINA);
+        drainTimeoutSeconds, readyTimeoutSeconds, keep, distribution, HostServer.MINA, Topology.IN_PROCESS, 2);
   }
 
   /** How the demo starts the upgrade. */
@@ -91,6 +101,9 @@ public record DemoOptions(
         --ready-timeout S      seconds a node may take to be Ready at a version (default 20)
         --hosts KIND           mina (default): embedded SSH servers; openssh: one real sshd per node
                                (needs root and openssh-server: apt-get install -y openssh-server)
+        --topology T           in-process (default): everything in the demo's JVM; processes: Temporal's
+                               test server, the estate and each worker as its own OS process (the CR path)
+        --worker-processes N   worker processes with --topology processes (default 2)
         --json                 end with one JSON line summarising the run
         --keep                 keep the estate directory for inspection
       """
@@ -115,6 +128,8 @@ public record DemoOptions(
     long drainTimeout = 20;
     long readyTimeout = 20;
     List<Fault> faults = new ArrayList<>();
+    Topology topology = Topology.IN_PROCESS;
+    int workerProcesses = 2;
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       switch (arg) {
@@ -132,6 +147,8 @@ public record DemoOptions(
         case "--drain-timeout" -> drainTimeout = intValue(arg, value(args, ++i, arg));
         case "--ready-timeout" -> readyTimeout = intValue(arg, value(args, ++i, arg));
         case "--hosts" -> hosts = HostServer.parse(value(args, ++i, arg));
+        case "--topology" -> topology = topology(value(args, ++i, arg));
+        case "--worker-processes" -> workerProcesses = intValue(arg, value(args, ++i, arg));
         case "--json" -> json = true;
         case "--keep" -> keep = true;
         default -> throw new IllegalArgumentException("unknown option '" + arg + "'");
@@ -145,6 +162,12 @@ public record DemoOptions(
       throw new IllegalArgumentException("--fail NODE:upgrade needs --distribution kubeadm: "
           + distribution.name().toLowerCase() + " has no upgrade command");
     }
+    if (workerProcesses < 1 || workerProcesses > 9) {
+      throw new IllegalArgumentException("--worker-processes must be 1..9, got " + workerProcesses);
+    }
+    if (topology == Topology.PROCESSES && mode == Mode.EXTENSION) {
+      throw new IllegalArgumentException("--mode extension runs in-process only; use --topology in-process");
+    }
     if (binaryMiB < 1 || binaryMiB > 512) {
       throw new IllegalArgumentException("--binary-size-mib must be 1..512");
     }
@@ -154,7 +177,32 @@ public record DemoOptions(
     if (KubeVersion.parse(to).compareTo(KubeVersion.parse(from)) <= 0) {
       throw new IllegalArgumentException("--to " + to + " must be newer than --from " + from);
     }
-    return new DemoOptions(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, List.copyOf(faults), binaryMiB << 20, drainTimeout, readyTimeout, keep, distribution, hosts);
+    return new DemoOptions(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, List.copyOf(faults), binaryMiB << 20, drainTimeout, readyTimeout, keep, distribution, hosts, topology, workerProcesses);
+  }
+
+  /**
+   * The estate's options among the demo's arguments: what the estate process of the local stack is
+   * started with (it parses them as the demo does and ignores what is not about the estate).
+   */
+  public static List<String> estateArgs(List<String> demoArgs) {
+    List<String> estate = new ArrayList<>();
+    for (int i = 0; i < demoArgs.size(); i++) {
+      String arg = demoArgs.get(i);
+      switch (arg) {
+        case "--topology", "--worker-processes" -> i++;
+        case "--json", "--keep" -> { }
+        default -> estate.add(arg);
+      }
+    }
+    return estate;
+  }
+
+  private static Topology topology(String text) {
+    return switch (text) {
+      case "in-process" -> Topology.IN_PROCESS;
+      case "processes" -> Topology.PROCESSES;
+      default -> throw new IllegalArgumentException("--topology must be in-process or processes, got '" + text + "'");
+    };
   }
 
   public EstateSpec estateSpec() {

@@ -20,20 +20,16 @@ import dev.inplace.workflows.api.UpgradeProgress.RunPhase;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow.WorkersUpgradeRequest;
 import dev.inplace.sandbox.estate.Estate;
+import dev.inplace.sandbox.estate.EstateView;
 import dev.inplace.worker.crd.CatalogueReference;
 import dev.inplace.worker.crd.ControlPlaneUpgrade;
-import dev.inplace.worker.crd.ControlPlaneUpgradeSpec;
-import dev.inplace.worker.crd.DrainSpec;
 import dev.inplace.worker.crd.InplaceCrds;
-import dev.inplace.worker.crd.SshSpec;
 import dev.inplace.worker.crd.UpgradePhase;
 import dev.inplace.worker.crd.UpgradeStatus;
 import dev.inplace.worker.crd.WorkersUpgrade;
-import dev.inplace.worker.crd.WorkersUpgradeSpec;
 import dev.inplace.worker.watch.UpgradeWatcher;
 import dev.inplace.worker.watch.WatcherOptions;
 import dev.inplace.workflows.api.SshSettings;
-import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowStub;
@@ -58,7 +54,7 @@ import java.util.function.Supplier;
 public final class DemoRun {
   private static final long POLL_MILLIS = 250;
 
-  private final Estate estate;
+  private final EstateView estate;
   private final WorkflowClient client;
   private final String taskQueue;
   private final DemoOptions options;
@@ -74,7 +70,20 @@ public final class DemoRun {
   /** One parent run being watched. */
   private record Watched(String label, Supplier<UpgradeProgress> progress, UpgradeControls controls, CompletableFuture<?> result) {}
 
+  /** Whether the demo runs the resource watcher itself (in-process) or the worker processes do. */
+  private final boolean ownWatcher;
+
   public DemoRun(Estate estate, WorkflowClient client, String taskQueue, DemoOptions options, PrintStream out) {
+    this(estate, client, taskQueue, options, out, true);
+  }
+
+  /**
+   * A demo against {@code estate}; with {@code ownWatcher} false the workers' own watchers start the
+   * runs for the resources the demo applies (the local stack of processes).
+   */
+  public DemoRun(
+      EstateView estate, WorkflowClient client, String taskQueue, DemoOptions options, PrintStream out, boolean ownWatcher) {
+    this.ownWatcher = ownWatcher;
     this.estate = estate;
     this.client = client;
     this.taskQueue = taskQueue;
@@ -100,8 +109,11 @@ public final class DemoRun {
     if (options.mode() == DemoOptions.Mode.CRS) {
       runThroughResources(release, finalStatus);
     } else if (options.mode() == DemoOptions.Mode.EXTENSION) {
+      if (!(estate instanceof Estate local)) {
+        throw new IllegalStateException("--mode extension needs the in-process estate");
+      }
       finalStatus.putAll(
-          new dev.inplace.sandbox.extension.ExtensionDemo(estate, client, taskQueue, options, out).run());
+          new dev.inplace.sandbox.extension.ExtensionDemo(local, client, taskQueue, options, out).run());
     } else {
       runWorkflows(template, finalStatus);
     }
@@ -141,17 +153,13 @@ public final class DemoRun {
     KubernetesClient management = estate.management();
     InplaceCrds.install(management);
     String ns = Estate.NAMESPACE;
-    try (UpgradeWatcher watcher = UpgradeWatcher.start(management, client, taskQueue,
-        WatcherOptions.defaults().withStatusInterval(Duration.ofMillis(250)), estate.artifactPolicy())) {
-      management.resource(CatalogueReference.configMap(ns, "k3s-releases", catalogueJson())).create();
+    try (UpgradeWatcher watcher = ownWatcher ? UpgradeWatcher.start(management, client, taskQueue,
+        WatcherOptions.defaults().withStatusInterval(Duration.ofMillis(250)),
+        ((Estate) estate).artifactPolicy()) : null) { // an own watcher only in-process, with the Estate itself
+      management.resource(CatalogueReference.configMap(ns, DemoResources.CATALOGUE, catalogueJson())).createOr(r -> r.update());
       SshSettings ssh = estate.ssh();
-      ControlPlaneUpgradeSpec cpSpec = new ControlPlaneUpgradeSpec();
-      describe(cpSpec, ssh);
-      WorkersUpgradeSpec workersSpec = new WorkersUpgradeSpec();
-      describe(workersSpec, ssh);
-      workersSpec.setMaxUnavailable(new IntOrString(options.maxUnavailable()));
-      management.resource(ControlPlaneUpgrade.of(ns, Estate.CLUSTER + "-control-plane", cpSpec)).create();
-      management.resource(WorkersUpgrade.of(ns, Estate.CLUSTER + "-workers", workersSpec)).create();
+      management.resource(DemoResources.controlPlane(options, ssh)).create();
+      management.resource(DemoResources.workers(options, ssh)).create();
       say("applied ControlPlaneUpgrade %s/%s-control-plane and WorkersUpgrade %s/%s-workers",
           ns, Estate.CLUSTER, ns, Estate.CLUSTER);
 
@@ -185,18 +193,6 @@ public final class DemoRun {
       }
       runs.values().forEach(w -> finalProgress(w, finalStatus));
     }
-  }
-
-  /** The fields both resources share. */
-  private void describe(dev.inplace.worker.crd.UpgradeSpec<?> spec, SshSettings ssh) {
-    spec.setClusterName(Estate.CLUSTER)
-        .setVersion(options.to())
-        .setDistribution(options.distribution())
-        .setReleaseCatalogue(new CatalogueReference("k3s-releases", null))
-        .setSsh(new SshSpec().setUser(ssh.user()).setPort(ssh.port())
-            .setPrivateKeySecret(ssh.privateKeySecret()).setKnownHostsSecret(ssh.knownHostsSecret()))
-        .setReadyTimeoutSeconds(options.readyTimeoutSeconds())
-        .setDrain(new DrainSpec().setTimeoutSeconds(options.drainTimeoutSeconds()).setDeleteEmptyDirData(true));
   }
 
   /** A resource's name, kind and status, whichever kind it is. */

@@ -1,10 +1,14 @@
 package dev.inplace.sandbox.demo;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The demo's result; printed as the last line with {@code --json}. {@code failed} counts nodes whose
  * upgrade failed (rolled back or not), {@code rolledBack} those put back on their previous version.
+ * {@code processes} (with {@code --topology processes} only) gives the PIDs of the demo, Temporal's
+ * test server, the estate and each worker.
  */
 public record DemoSummary(
     int nodes,
@@ -14,7 +18,18 @@ public record DemoSummary(
     long notStarted,
     String version,
     double wallSeconds,
-    List<NodeOutcome> results) {
+    List<NodeOutcome> results,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Map<String, Object> processes) {
+
+  public DemoSummary(
+      int nodes, long upgraded, long failed, long rolledBack, long notStarted, String version, double wallSeconds,
+      List<NodeOutcome> results) {
+    this(nodes, upgraded, failed, rolledBack, notStarted, version, wallSeconds, results, null);
+  }
+
+  public DemoSummary withProcesses(Map<String, Object> processes) {
+    return new DemoSummary(nodes, upgraded, failed, rolledBack, notStarted, version, wallSeconds, results, processes);
+  }
 
   public boolean allUpgraded() {
     return upgraded == nodes;

@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * API server, one SSH host per node running real shell commands against its own root directory, a
  * kubelet simulator, a ReplicaSet controller, fake release artifacts and a catalogue, and faults.
  */
-public final class Estate implements AutoCloseable {
+public final class Estate implements EstateView, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Estate.class);
   // fabric8's mock web server logs every request through java.util.logging at INFO; held strongly
   // so the level sticks (JUL keeps loggers weakly).
@@ -95,15 +95,23 @@ public final class Estate implements AutoCloseable {
     this.replicaSets = replicaSets;
   }
 
-  /** Builds and starts the whole estate under {@code dir}. */
+  /** Builds and starts the whole estate under {@code dir}, its API servers on free ports. */
   public static Estate create(Path dir, EstateSpec spec) {
+    return create(dir, spec, 0, 0);
+  }
+
+  /**
+   * Builds and starts the whole estate under {@code dir}, the management and workload API servers on
+   * {@code 127.0.0.1:managementPort} and {@code 127.0.0.1:workloadPort} (0: free ports).
+   */
+  public static Estate create(Path dir, EstateSpec spec, int managementPort, int workloadPort) {
     FakeReleases releases = new FakeReleases(dir.resolve("artifacts"), spec.sizes(), spec.distribution());
     releases.add(spec.fromVersion());
     releases.add(spec.toVersion());
     Path catalogue = releases.writeCatalogue();
 
-    SandboxApiServer management = SandboxApiServer.start();
-    SandboxApiServer workload = SandboxApiServer.start();
+    SandboxApiServer management = SandboxApiServer.start(managementPort);
+    SandboxApiServer workload = SandboxApiServer.start(workloadPort);
     CapiObjects.ALL.forEach(
         c -> management.registerCustomResource(c.getGroup(), c.getVersion(), c.getKind(), c.getPlural(), true));
     SandboxHosts hosts = SandboxHosts.open(dir, SandboxHosts.Settings.defaults().withServer(spec.hosts()));
@@ -334,6 +342,7 @@ public final class Estate implements AutoCloseable {
   }
 
   /** Clears every fault armed on a node (the blocking budget of a drain fault included). */
+  @Override
   public void clearFaults(String node) {
     requireNode(node);
     hosts.faults().clear(node);
@@ -349,17 +358,25 @@ public final class Estate implements AutoCloseable {
 
   public EstateSpec spec() { return spec; }
   public Path dir() { return dir; }
+  @Override
   public Path catalogue() { return catalogue; }
   public FakeReleases releases() { return releases; }
 
   /** The worker's artifact sources: the fake releases as a local mirror (INPLACE_ARTIFACT_MIRROR_DIR). */
   public ArtifactSourcePolicy artifactPolicy() { return ArtifactSourcePolicy.mirror(releases.artifactsDir()); }
+  @Override
   public KubernetesClient management() { return management.client(); }
   public KubernetesClient workload() { return workload.client(); }
+  /** A kubeconfig for the management API server (the worker's KUBECONFIG). */
+  public String managementKubeconfig() { return management.kubeconfig(); }
+  /** A kubeconfig for the workload cluster's API server (as in the {@code <cluster>-kubeconfig} Secret). */
+  public String workloadKubeconfig() { return workload.kubeconfig(); }
   public SandboxHosts hosts() { return hosts; }
+  @Override
   public List<EstateNode> nodes() { return nodes; }
 
   /** The MachineDeployments of the cluster, in order. */
+  @Override
   public List<String> pools() {
     List<String> pools = new ArrayList<>();
     for (int p = 0; p < spec.pools(); p++) {
@@ -367,9 +384,11 @@ public final class Estate implements AutoCloseable {
     }
     return pools;
   }
+  @Override
   public ClusterRef cluster() { return new ClusterRef(NAMESPACE, CLUSTER); }
 
   /** SSH settings a run uses for this estate: references to the Secrets, never their contents. */
+  @Override
   public SshSettings ssh() {
     return new SshSettings(hosts.user(), hosts.port(), SSH_KEY_SECRET, KNOWN_HOSTS_SECRET, null);
   }

@@ -38,11 +38,16 @@ public final class SandboxApiServer implements Closeable {
 
   /** Starts a server on a free loopback port. */
   public static SandboxApiServer start() {
-    return new SandboxApiServer();
+    return new SandboxApiServer(0);
+  }
+
+  /** Starts a server on {@code 127.0.0.1:port} (0: a free port), e.g. the local stack's fixed ports. */
+  public static SandboxApiServer start(int port) {
+    return new SandboxApiServer(port);
   }
 
   @SuppressWarnings("deprecation") // the mock's own default; its expectations need fabric8's mapper
-  private SandboxApiServer() {
+  private SandboxApiServer(int port) {
     Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
     dispatcher = new SandboxDispatcher(responses);
     server =
@@ -52,7 +57,7 @@ public final class SandboxApiServer implements Closeable {
             responses,
             dispatcher,
             false);
-    server.start(InetAddress.getLoopbackAddress(), 0);
+    server.start(InetAddress.getLoopbackAddress(), port);
     url = "http://127.0.0.1:" + server.getPort();
     client = newClient();
   }

@@ -1,0 +1,183 @@
+package dev.inplace.sandbox.stack;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.inplace.sandbox.demo.DemoOptions;
+import dev.inplace.sandbox.demo.DemoResources;
+import dev.inplace.sandbox.estate.Estate;
+import dev.inplace.worker.crd.CatalogueReference;
+import dev.inplace.worker.crd.InplaceCrds;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The simulated estate as its own process of the local stack: the management and workload API
+ * servers on fixed loopback ports, the SSH hosts, the kubelet simulator, the faults given with
+ * {@code --fail}, the CRDs and the release catalogue. It writes the management cluster's kubeconfig,
+ * the resources of the default demo ({@code upgrade.yaml}) and, last, {@code estate.json}; then it
+ * serves until it is stopped.
+ *
+ * <p>Its control endpoint on {@code 127.0.0.1:17480} reports ground truth read from the workload API
+ * server ({@code GET /nodes}) and clears faults ({@code POST /faults/clear?node=NODE}).
+ */
+public final class EstateMain {
+  private static final Logger log = LoggerFactory.getLogger(EstateMain.class);
+
+  private EstateMain() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length < 2 || !"--dir".equals(args[0])) {
+      System.err.println("usage: EstateMain --dir STACK_DIR [demo estate options]");
+      System.exit(2);
+    }
+    StackLayout layout = new StackLayout(Path.of(args[1]));
+    DemoOptions options;
+    try {
+      options = DemoOptions.parse(Arrays.copyOfRange(args, 2, args.length));
+    } catch (IllegalArgumentException e) {
+      System.err.println("estate: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    Estate estate =
+        Estate.create(layout.estateDir(), options.estateSpec(), StackLayout.MANAGEMENT_PORT, StackLayout.WORKLOAD_PORT);
+    for (DemoOptions.Fault fault : options.faults()) {
+      estate.arm(fault.node(), fault.step());
+      log.warn("fault armed: {} will fail at {}", fault.node(), fault.step().cliName());
+    }
+    // What an operator installs before the worker: the CRDs and the release catalogue.
+    InplaceCrds.install(estate.management());
+    estate.management()
+        .resource(CatalogueReference.configMap(Estate.NAMESPACE, DemoResources.CATALOGUE, Files.readString(estate.catalogue())))
+        .createOr(r -> r.update());
+    Files.writeString(layout.managementKubeconfig(), estate.managementKubeconfig());
+    Files.writeString(layout.workloadKubeconfig(), estate.workloadKubeconfig());
+    Files.writeString(
+        layout.demoResources(),
+        Serialization.asYaml(DemoResources.controlPlane(options, estate.ssh()))
+            + Serialization.asYaml(DemoResources.workers(options, estate.ssh())));
+
+    HttpServer control =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), StackLayout.ESTATE_CONTROL_PORT), 8);
+    control.createContext("/nodes", exchange -> answer(exchange, "GET", () -> nodes(estate)));
+    control.createContext(
+        "/faults/clear",
+        exchange ->
+            answer(
+                exchange,
+                "POST",
+                () -> {
+                  String node = query(exchange, "node");
+                  estate.clearFaults(node);
+                  return Map.of("cleared", node);
+                }));
+    control.start();
+
+    new EstateDescription(
+            ProcessHandle.current().pid(),
+            Estate.NAMESPACE,
+            Estate.CLUSTER,
+            options.distribution().name().toLowerCase(),
+            options.from(),
+            options.to(),
+            layout.managementKubeconfig().toString(),
+            layout.workloadKubeconfig().toString(),
+            estate.catalogue().toAbsolutePath().toString(),
+            "http://127.0.0.1:" + StackLayout.ESTATE_CONTROL_PORT,
+            estate.ssh(),
+            estate.pools(),
+            estate.nodes())
+        .write(layout.estateDescription());
+    System.out.println("estate ready: " + estate.nodes().size() + " nodes, management API " + "http://127.0.0.1:"
+        + StackLayout.MANAGEMENT_PORT);
+
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  control.stop(0);
+                  estate.close();
+                  stopped.countDown();
+                }));
+    stopped.await();
+  }
+
+  /** Ground truth per node, from the workload API server: version, readiness, cordon. */
+  private static List<Map<String, Object>> nodes(Estate estate) {
+    List<Map<String, Object>> nodes = new ArrayList<>();
+    for (Estate.EstateNode n : estate.nodes()) {
+      Node node = estate.workload().nodes().withName(n.name()).get();
+      Map<String, Object> entry = new LinkedHashMap<>();
+      entry.put("name", n.name());
+      entry.put("role", n.role().name());
+      entry.put("kubeletVersion", node.getStatus().getNodeInfo().getKubeletVersion());
+      entry.put("unschedulable", Boolean.TRUE.equals(node.getSpec().getUnschedulable()));
+      entry.put(
+          "ready",
+          node.getStatus().getConditions().stream()
+              .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus())));
+      nodes.add(entry);
+    }
+    return nodes;
+  }
+
+  private interface Handler {
+    Object handle() throws Exception;
+  }
+
+  private static void answer(HttpExchange exchange, String method, Handler handler) throws IOException {
+    int code;
+    Object body;
+    if (!method.equals(exchange.getRequestMethod())) {
+      code = 405;
+      body = Map.of("error", "use " + method);
+    } else {
+      try {
+        body = handler.handle();
+        code = 200;
+      } catch (IllegalArgumentException e) {
+        code = 400;
+        body = Map.of("error", e.getMessage());
+      } catch (Exception e) {
+        code = 500;
+        body = Map.of("error", String.valueOf(e.getMessage()));
+      }
+    }
+    byte[] bytes = new ObjectMapper().writeValueAsBytes(body);
+    exchange.getResponseHeaders().set("Content-Type", "application/json");
+    exchange.sendResponseHeaders(code, bytes.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  private static String query(HttpExchange exchange, String name) {
+    String query = exchange.getRequestURI().getRawQuery();
+    if (query != null) {
+      for (String pair : query.split("&")) {
+        int eq = pair.indexOf('=');
+        if (eq > 0 && pair.substring(0, eq).equals(name)) {
+          return java.net.URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+        }
+      }
+    }
+    throw new IllegalArgumentException("missing query parameter '" + name + "'");
+  }
+}
