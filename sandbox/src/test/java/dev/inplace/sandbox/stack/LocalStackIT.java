@@ -70,8 +70,11 @@ class LocalStackIT {
       } finally {
         service.shutdownNow();
       }
+      long killedAt = System.nanoTime();
       DemoSummary summary = demo.get(150, TimeUnit.SECONDS);
       String output = printed.toString(StandardCharsets.UTF_8) + "\nkilled " + kill;
+      System.out.printf("LocalStackIT: SIGKILL of %s; the run finished %.1f s later on the other worker%n",
+          kill, (System.nanoTime() - killedAt) / 1e9);
 
       assertFalse(ProcessHandle.of(kill.pid()).map(ProcessHandle::isAlive).orElse(false), output);
       int survivor = kill.worker() == 1 ? 2 : 1;
