@@ -36,6 +36,7 @@ public final class WorkerEnvironment {
     groups.put("CAPI runtime extension", ExtensionOptions.KEYS);
     groups.put("release catalogue sources", ArtifactSettings.KEYS);
     groups.put("payload encryption", List.of(PayloadEncryption.KEY_FILE));
+    groups.put("polling (the local stack of processes only)", PollerOptions.KEYS);
     groups.put("logging", List.of(LOG_LEVEL, LOG_FORMAT));
     return java.util.Collections.unmodifiableMap(groups);
   }
