@@ -3,7 +3,9 @@
 set -eu
 root="${INPLACE_HOST_ROOT:-}"
 # Creates the staging dir and reports which artifacts need no upload: already staged or already
-# installed with the right digest. A staged file with a wrong digest is removed.
+# installed with the right digest. A staged file with a wrong digest is removed. For the others, a
+# partial upload left by an interrupted attempt is reported with its size and digest, so the worker
+# can resume it once its own copy's prefix has the same digest.
 
 staging_dir='/var/lib/inplace/staging'
 
@@ -31,6 +33,11 @@ check_artifact() {
   fi
   if [ -f "$root$4" ] && [ "$(sha256_of "$root$4")" = "$3" ]; then
     echo "installed=$1"
+    return 0
+  fi
+  local part="$root$staging_dir/.$2.part"
+  if [ -f "$part" ]; then
+    echo "partial=$1 $(stat -c %s "$part") $(sha256_of "$part")"
   fi
 }
 check_artifact 'k0s' 'k0s.1111111111111111111111111111111111111111111111111111111111111111' '1111111111111111111111111111111111111111111111111111111111111111' '/usr/local/bin/k0s'
