@@ -10,6 +10,7 @@ import dev.inplace.sandbox.stack.LocalStack;
 import dev.inplace.sandbox.stack.ProcessDemo;
 import dev.inplace.sandbox.stack.StackLayout;
 import dev.inplace.sandbox.stack.StackMain;
+import dev.inplace.sandbox.kube.ApiRequest;
 import dev.inplace.worker.InplaceWorker;
 import dev.inplace.client.TemporalConnection;
 import dev.inplace.workflows.api.WorkflowIds;
@@ -21,6 +22,8 @@ import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Arrays;
+import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * Entry point of {@code ./inplace demo}: builds the simulated estate, starts the embedded Temporal
@@ -103,6 +106,15 @@ public final class SandboxMain {
 
   /** Runs the demo; true if every node was upgraded. */
   static boolean demo(DemoOptions options, PrintStream out) throws IOException {
+    return demo(options, out, requests -> {});
+  }
+
+  /**
+   * Runs the demo and hands over what the worker asked the management API server for, before the
+   * estate stops (RbacCoverageIT checks it against deploy/'s RBAC); true if every node was upgraded.
+   */
+  public static boolean demo(DemoOptions options, PrintStream out, Consumer<Set<ApiRequest>> workerRequests)
+      throws IOException {
     Path dir = Files.createTempDirectory("inplace-demo-");
     try {
       DemoSummary summary;
@@ -114,10 +126,11 @@ public final class SandboxMain {
         Path artifactCache = dir.resolve("artifact-cache");
         try (TemporalConnection temporal = EmbeddedTemporal.start();
             InplaceWorker worker =
-                InplaceWorker.start(temporal.client(), WorkflowIds.TASK_QUEUE, estate.management(), artifactCache,
+                InplaceWorker.start(temporal.client(), WorkflowIds.TASK_QUEUE, estate.workerManagement(), artifactCache,
                     estate.artifactPolicy())) {
           summary = new DemoRun(estate, temporal.client(), WorkflowIds.TASK_QUEUE, options, out).run();
         }
+        workerRequests.accept(estate.workerRequests());
       }
       if (options.keep()) {
         out.println("estate kept in " + dir);

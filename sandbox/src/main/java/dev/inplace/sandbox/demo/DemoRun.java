@@ -153,7 +153,8 @@ public final class DemoRun {
     KubernetesClient management = estate.management();
     InplaceCrds.install(management);
     String ns = Estate.NAMESPACE;
-    try (UpgradeWatcher watcher = ownWatcher ? UpgradeWatcher.start(management, client, taskQueue,
+    // The watcher is the worker's: it uses the worker's client (its requests are what RBAC must grant).
+    try (UpgradeWatcher watcher = ownWatcher ? UpgradeWatcher.start(((Estate) estate).workerManagement(), client, taskQueue,
         WatcherOptions.defaults().withStatusInterval(Duration.ofMillis(250)),
         ((Estate) estate).artifactPolicy()) : null) { // an own watcher only in-process, with the Estate itself
       management.resource(CatalogueReference.configMap(ns, DemoResources.CATALOGUE, catalogueJson())).createOr(r -> r.update());

@@ -57,6 +57,11 @@ public final class Estate implements EstateView, AutoCloseable {
   public static final String KNOWN_HOSTS_SECRET = CLUSTER + "-known-hosts";
   public static final String KUBECONFIG_SECRET = CLUSTER + "-kubeconfig";
   public static final String CONTROL_PLANE = CLUSTER + "-control-plane";
+  /**
+   * The worker's identity on the management API server (its ServiceAccount in a real cluster):
+   * requests made with it are what deploy/'s RBAC must grant.
+   */
+  public static final String WORKER_TOKEN = "inplace-worker";
 
   /** A node of the estate: its Machine, role, SSH address and pool (empty for control planes). */
   public record EstateNode(String name, String machine, NodeRole role, String address, String pool) {}
@@ -71,6 +76,7 @@ public final class Estate implements EstateView, AutoCloseable {
   private final List<EstateNode> nodes;
   private final KubeletSimulator kubelets;
   private final ReplicaSetSimulator replicaSets;
+  private final KubernetesClient workerManagement;
 
   private Estate(
       EstateSpec spec,
@@ -93,6 +99,7 @@ public final class Estate implements EstateView, AutoCloseable {
     this.nodes = nodes;
     this.kubelets = kubelets;
     this.replicaSets = replicaSets;
+    this.workerManagement = management.newClient(WORKER_TOKEN);
   }
 
   /** Builds and starts the whole estate under {@code dir}, its API servers on free ports. */
@@ -364,8 +371,18 @@ public final class Estate implements EstateView, AutoCloseable {
 
   /** The worker's artifact sources: the fake releases as a local mirror (INPLACE_ARTIFACT_MIRROR_DIR). */
   public ArtifactSourcePolicy artifactPolicy() { return ArtifactSourcePolicy.mirror(releases.artifactsDir()); }
+
+  /** The estate's administrator on the management cluster: seeds objects, applies resources, plays CAPI. */
   @Override
   public KubernetesClient management() { return management.client(); }
+
+  /** The client the worker (activities, watcher, extension) uses: its requests are recorded. */
+  public KubernetesClient workerManagement() { return workerManagement; }
+
+  /** What the worker asked the management API server for (distinct requests, no object names). */
+  public java.util.Set<dev.inplace.sandbox.kube.ApiRequest> workerRequests() {
+    return management.requestsBy(WORKER_TOKEN);
+  }
   public KubernetesClient workload() { return workload.client(); }
   /** A kubeconfig for the management API server (the worker's KUBECONFIG). */
   public String managementKubeconfig() { return management.kubeconfig(); }
@@ -404,6 +421,7 @@ public final class Estate implements EstateView, AutoCloseable {
     closeQuietly(kubelets);
     closeQuietly(hosts);
     closeQuietly(workload);
+    closeQuietly(workerManagement);
     closeQuietly(management);
   }
 

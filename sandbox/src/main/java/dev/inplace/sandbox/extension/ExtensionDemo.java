@@ -68,7 +68,9 @@ public final class ExtensionDemo {
     settings.put("readyTimeoutSeconds", Long.toString(options.readyTimeoutSeconds()));
 
     Map<String, CapiSimulator.Outcome> outcomes = new LinkedHashMap<>();
-    try (CapiExtension extension = CapiExtension.start(serverOptions, management, client, taskQueue,
+    // The extension is the worker's (its client's requests are what RBAC must grant); the simulated
+    // CAPI below acts as CAPI's controllers do, with the estate's administrator client.
+    try (CapiExtension extension = CapiExtension.start(serverOptions, estate.workerManagement(), client, taskQueue,
         estate.artifactPolicy())) {
       HookClient hooks = new HookClient(tls.clientContext(), extension.port(), "/inplace");
       hooks.discover();

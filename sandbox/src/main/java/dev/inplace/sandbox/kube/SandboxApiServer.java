@@ -26,6 +26,9 @@ import java.util.Queue;
  * selector (e.g. {@code spec.nodeName}) and answers {@code GET /readyz}, which the stock mock does
  * not.
  *
+ * <p>Every request is recorded with the bearer token it carried ({@link #requestsBy}), so a test can
+ * check one client's requests against RBAC rules (the worker's client has its own token).
+ *
  * <p>Still not like a real server (see reference/stack.md): server-side apply and strategic merge
  * patch (415), JSON merge patch stores {@code null} instead of removing the key, no admission, no
  * garbage collection, deletes are immediate (no grace period).
@@ -73,9 +76,19 @@ public final class SandboxApiServer implements Closeable {
    * instead of after fabric8's ~10 retries.
    */
   public KubernetesClient newClient() {
-    Config config = Config.fromKubeconfig(kubeconfig());
+    return newClient(ADMIN_TOKEN);
+  }
+
+  /** As {@link #newClient()}, for a caller known by this bearer token (its requests are recorded apart). */
+  public KubernetesClient newClient(String token) {
+    Config config = Config.fromKubeconfig(kubeconfig(token));
     config.setRequestRetryBackoffLimit(0);
     return new KubernetesClientBuilder().withConfig(config).build();
+  }
+
+  /** The distinct requests (method, verb, group, resource, subresource, namespace) made with this token. */
+  public java.util.Set<ApiRequest> requestsBy(String token) {
+    return dispatcher.requestsBy(token);
   }
 
   /**
@@ -91,8 +104,16 @@ public final class SandboxApiServer implements Closeable {
     return url;
   }
 
+  /** The token of {@link #client()} and of {@link #kubeconfig()}: the estate's own administrator. */
+  public static final String ADMIN_TOKEN = "sandbox-token";
+
   /** A kubeconfig for this server, as CAPI stores it in {@code <cluster>-kubeconfig}. */
   public String kubeconfig() {
+    return kubeconfig(ADMIN_TOKEN);
+  }
+
+  /** A kubeconfig for this server whose user authenticates with this bearer token. */
+  public String kubeconfig(String token) {
     return """
         apiVersion: v1
         kind: Config
@@ -110,9 +131,9 @@ public final class SandboxApiServer implements Closeable {
         users:
         - name: sandbox-admin
           user:
-            token: sandbox-token
+            token: %s
         """
-        .formatted(url);
+        .formatted(url, token);
   }
 
   /**

@@ -25,6 +25,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -54,6 +56,8 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
   private final MockDispatcher expectations;
   private final Object evictionLock = new Object();
   private volatile boolean ready = true;
+  /** Distinct requests (without paths) by the bearer token that made them. */
+  private final Map<String, Set<ApiRequest>> requestsByToken = new ConcurrentHashMap<>();
   private final Store store =
       new Store() {
         @Override
@@ -74,6 +78,7 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
 
   @Override
   public MockResponse dispatch(RecordedRequest request) {
+    record(request);
     Queue<ServerResponse> expected =
         responses.get(new SimpleRequest(HttpMethod.valueOf(request.getMethod()), request.getPath()));
     if (expected != null && !expected.isEmpty()) {
@@ -99,6 +104,22 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
       }
     }
     return super.dispatch(request);
+  }
+
+  /** Who asked for what: RBAC-relevant fields of every request, by the caller's bearer token. */
+  private void record(RecordedRequest request) {
+    String authorization = request.getHeader("Authorization");
+    String token = authorization != null && authorization.startsWith("Bearer ")
+        ? authorization.substring("Bearer ".length()).trim()
+        : "";
+    requestsByToken
+        .computeIfAbsent(token, t -> ConcurrentHashMap.newKeySet())
+        .add(ApiRequest.of(request.getMethod(), request.getPath()).withoutPath());
+  }
+
+  /** The distinct requests made with this bearer token so far. */
+  Set<ApiRequest> requestsBy(String token) {
+    return Set.copyOf(requestsByToken.getOrDefault(token, Set.of()));
   }
 
   /** Whether {@code GET /readyz} answers 200 {@code ok} (true) or 500 with a failed check. */

@@ -55,7 +55,7 @@ class ExtensionDemoIT {
       DemoSummary summary;
       try (TemporalConnection temporal = EmbeddedTemporal.start();
           InplaceWorker worker =
-              InplaceWorker.start(temporal.client(), WorkflowIds.TASK_QUEUE, estate.management(), artifactCache,
+              InplaceWorker.start(temporal.client(), WorkflowIds.TASK_QUEUE, estate.workerManagement(), artifactCache,
                     estate.artifactPolicy())) {
         summary = new DemoRun(estate, temporal.client(), WorkflowIds.TASK_QUEUE, options,
             new PrintStream(printed, true, StandardCharsets.UTF_8)).run();

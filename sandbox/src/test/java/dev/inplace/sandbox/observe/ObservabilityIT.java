@@ -68,7 +68,7 @@ class ObservabilityIT {
         List<Integer> healthDuringRun = new CopyOnWriteArrayList<>();
         List<String> inFlightSeen = new CopyOnWriteArrayList<>();
         try (TemporalConnection temporal = EmbeddedTemporal.start(metrics.scope());
-            InplaceWorker worker = InplaceWorker.start(temporal.client(), WorkflowIds.TASK_QUEUE, estate.management(),
+            InplaceWorker worker = InplaceWorker.start(temporal.client(), WorkflowIds.TASK_QUEUE, estate.workerManagement(),
                 dir.resolve("cache"), estate.artifactPolicy(), new RunMetricsInterceptor(metrics.registry()))) {
           temporalRef.set(temporal);
           workerRef.set(worker);
