@@ -33,11 +33,6 @@ public record InstallLayout(List<String> binaryDirs, Set<String> binaryNames, Li
         List.of("/var/lib/inplace/images"));
   }
 
-  /** k0s: the single binary in /usr/local/bin, its airgap image bundles in /var/lib/k0s/images (docs/k0s.md). */
-  public static InstallLayout k0s() {
-    return new InstallLayout(List.of("/usr/local/bin"), Set.of("k0s"), List.of("/var/lib/k0s/images"));
-  }
-
   /** Why {@code artifact}'s install path is outside this layout, if it is. */
   public Optional<String> problem(Artifact artifact) {
     String path = artifact.installPath();
