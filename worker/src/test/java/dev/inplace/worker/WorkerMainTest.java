@@ -56,6 +56,8 @@ class WorkerMainTest {
     assertTrue(WorkerEnvironment.KEYS.contains("INPLACE_LOG_LEVEL"));
     assertTrue(WorkerEnvironment.KEYS.contains("INPLACE_LOG_FORMAT"));
     assertTrue(WorkerEnvironment.KEYS.containsAll(PollerOptions.KEYS));
+    assertTrue(WorkerEnvironment.KEYS.containsAll(dev.inplace.worker.intake.ArtifactSettings.KEYS));
+    assertTrue(WorkerEnvironment.KEYS.contains(dev.inplace.client.PayloadEncryption.KEY_FILE));
     assertEquals(
         WorkerConfig.KEYS.size() + WatcherOptions.KEYS.size() + ExtensionOptions.KEYS.size()
             + dev.inplace.worker.intake.ArtifactSettings.KEYS.size() + 1 /* payload key file */

@@ -51,6 +51,10 @@ public enum Distribution {
 
   /** Where this distribution's artifacts may be installed (the catalogue allowlist). */
   public InstallLayout installLayout() {
-    return this == KUBEADM ? InstallLayout.kubeadm() : InstallLayout.k3s();
+    return switch (this) {
+      case K3S -> InstallLayout.k3s();
+      case KUBEADM -> InstallLayout.kubeadm();
+      case K0S -> InstallLayout.k0s();
+    };
   }
 }

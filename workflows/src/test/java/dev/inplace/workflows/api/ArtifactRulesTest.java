@@ -22,6 +22,8 @@ class ArtifactRulesTest {
     "KUBEADM, BINARY, https://x.example/kubelet, /usr/bin/kubelet",
     "KUBEADM, BINARY, https://x.example/kubeadm, /usr/local/bin/kubeadm",
     "KUBEADM, IMAGE_ARCHIVE, https://x.example/i, /var/lib/inplace/images/kubernetes-images-amd64-v1.31.2.tar",
+    "K0S, BINARY, https://x.example/k0s, /usr/local/bin/k0s",
+    "K0S, IMAGE_ARCHIVE, https://x.example/b, /var/lib/k0s/images/k0s-airgap-bundle-v1.31.2-k0s.0-amd64",
   })
   void acceptsTheDistributionsLayout(Distribution d, ArtifactKind kind, String source, String path) {
     assertEquals(Optional.empty(), ArtifactRules.problem(List.of(artifact(kind, source, path)), d));
@@ -38,6 +40,7 @@ class ArtifactRulesTest {
     "K3S, BINARY, https://x.example/k3s, /var/lib/rancher/k3s/agent/images/k3s, outside",
     "KUBEADM, BINARY, https://x.example/k, /usr/local/bin/k3s, outside the distribution's layout",
     "KUBEADM, IMAGE_ARCHIVE, https://x.example/i, /var/lib/rancher/k3s/agent/images/x.tar, outside",
+    "K0S, BINARY, https://x.example/k0s, /usr/local/bin/k3s, outside the distribution's layout",
     "K3S, BINARY, http://x.example/k3s, /usr/local/bin/k3s, source scheme http is not allowed",
     "K3S, BINARY, ftp://x.example/k3s, /usr/local/bin/k3s, source scheme ftp is not allowed",
     "K3S, BINARY, relative/k3s, /usr/local/bin/k3s, source scheme (none) is not allowed",
