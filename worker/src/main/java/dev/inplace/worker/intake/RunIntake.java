@@ -1,6 +1,7 @@
 package dev.inplace.worker.intake;
 
 import dev.inplace.activities.artifacts.ArtifactSourcePolicy;
+import dev.inplace.activities.capi.CapiResources;
 import dev.inplace.workflows.api.Artifact;
 import dev.inplace.workflows.api.ArtifactRules;
 import dev.inplace.workflows.api.ClusterRef;
@@ -11,6 +12,7 @@ import dev.inplace.workflows.api.SshSettings;
 import dev.inplace.workflows.api.VersionSkew;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -35,6 +37,29 @@ public final class RunIntake {
   public RunIntake(KubernetesClient management, ArtifactSourcePolicy artifacts) {
     this.management = management;
     this.artifacts = artifacts;
+  }
+
+  /**
+   * {@code TopologyManagedCluster} when the Cluster has {@code spec.topology} (a ClusterClass
+   * cluster): its topology controller owns the control-plane and MachineDeployment versions and
+   * would overwrite the versions a run records, then roll out replacements. A missing Cluster is
+   * left to the caller's own {@code ClusterNotFound}.
+   */
+  public void refuseTopologyCluster(ClusterRef cluster) throws IntakeRefusal {
+    GenericKubernetesResource found = read(() -> management.genericKubernetesResources(CapiResources.CLUSTER)
+        .inNamespace(cluster.namespace()).withName(cluster.name()).get(), "Cluster " + cluster);
+    Object spec = found == null ? null : found.getAdditionalProperties().get("spec");
+    Object topology = spec instanceof Map<?, ?> m ? m.get("topology") : null;
+    if (topology instanceof Map<?, ?> t) {
+      Object klass = t.get("class");
+      if (klass == null && t.get("classRef") instanceof Map<?, ?> ref) {
+        klass = ref.get("name");
+      }
+      throw new IntakeRefusal(UpgradeFailures.TOPOLOGY_MANAGED_CLUSTER, "Cluster " + cluster
+          + " is managed by ClusterClass " + klass + " (spec.topology, version " + t.get("version")
+          + "): its topology controller owns the control-plane and MachineDeployment versions; "
+          + "inplace does not upgrade ClusterClass clusters, change spec.topology.version instead");
+    }
   }
 
   /** The SSH key, the pinned host keys and the workload kubeconfig Secrets all exist with their keys. */

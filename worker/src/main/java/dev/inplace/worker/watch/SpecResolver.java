@@ -74,6 +74,7 @@ final class SpecResolver {
     String target = spec.getVersion();
     ClusterRef cluster = new ClusterRef(namespace, spec.getClusterName());
     ClusterInventory inventory = inventory(cluster);
+    intake.refuseTopologyCluster(cluster);
     List<MachineInfo> controlPlanes = role(inventory, NodeRole.CONTROL_PLANE);
     WorkersUpgradeSpec workers = spec instanceof WorkersUpgradeSpec w ? w : null;
     List<String> pools = List.of();

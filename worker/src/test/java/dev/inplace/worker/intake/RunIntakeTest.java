@@ -11,7 +11,10 @@ import dev.inplace.workflows.api.MachineInfo;
 import dev.inplace.workflows.api.NodeRole;
 import dev.inplace.workflows.api.SshSettings;
 import dev.inplace.workflows.failure.UpgradeFailures;
+import dev.inplace.activities.capi.CapiResources;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -62,6 +65,37 @@ class RunIntakeTest {
         () -> intake(ArtifactSourcePolicy.httpsOnly()).requireRunSecrets(new ClusterRef("fleet", "edge-1"), ssh));
     assertEquals(UpgradeFailures.SECRET_NOT_FOUND, noKey.type());
     assertTrue(noKey.getMessage().endsWith("has no data key ssh-privatekey"), noKey.getMessage());
+  }
+
+  private void cluster(String name, Map<String, Object> spec) {
+    GenericKubernetesResource c = new GenericKubernetesResource();
+    c.setApiVersion("cluster.x-k8s.io/v1beta2");
+    c.setKind("Cluster");
+    c.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace("fleet").build());
+    c.setAdditionalProperty("spec", spec);
+    client.genericKubernetesResources(CapiResources.CLUSTER).inNamespace("fleet").resource(c).create();
+  }
+
+  @Test
+  void aClusterClassClusterIsRefusedAsTopologyManaged() throws Exception {
+    cluster("edge-cc", Map.of("topology", Map.of("class", "k3s-edge", "version", "v1.30.6+k3s1")));
+    IntakeRefusal refused = assertThrows(IntakeRefusal.class,
+        () -> intake(ArtifactSourcePolicy.httpsOnly()).refuseTopologyCluster(new ClusterRef("fleet", "edge-cc")));
+    assertEquals(UpgradeFailures.TOPOLOGY_MANAGED_CLUSTER, refused.type());
+    assertTrue(refused.getMessage().startsWith("Cluster fleet/edge-cc is managed by ClusterClass k3s-edge"
+        + " (spec.topology, version v1.30.6+k3s1)"), refused.getMessage());
+
+    cluster("edge-cc2", Map.of("topology", Map.of("classRef", Map.of("name", "k3s-v1beta2"), "version", "v1.30.6")));
+    IntakeRefusal v1beta2 = assertThrows(IntakeRefusal.class,
+        () -> intake(ArtifactSourcePolicy.httpsOnly()).refuseTopologyCluster(new ClusterRef("fleet", "edge-cc2")));
+    assertTrue(v1beta2.getMessage().contains("ClusterClass k3s-v1beta2"), v1beta2.getMessage());
+  }
+
+  @Test
+  void aClusterWithoutTopologyOrNoClusterIsNotRefusedHere() throws Exception {
+    cluster("edge-1", Map.of("controlPlaneRef", Map.of("kind", "KThreesControlPlane", "name", "edge-1-cp")));
+    intake(ArtifactSourcePolicy.httpsOnly()).refuseTopologyCluster(new ClusterRef("fleet", "edge-1"));
+    intake(ArtifactSourcePolicy.httpsOnly()).refuseTopologyCluster(new ClusterRef("fleet", "absent"));
   }
 
   @Test

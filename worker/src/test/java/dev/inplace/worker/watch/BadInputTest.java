@@ -162,4 +162,18 @@ class BadInputTest {
     UpgradeStatus refused = h.awaitStatus(cr, s -> s.getPhase() == UpgradePhase.FAILED);
     assertTrue(condition(UpgradeCondition.FAILED, true, UpgradeFailures.INVALID_REQUEST).test(refused));
   }
+
+  @Test
+  void aClusterClassClusterIsRefusedAsTopologyManagedAndNothingStarts() {
+    h.estate.topology("k3s-edge");
+    h.watcher(WatcherHarness.fast());
+    WorkersUpgrade workers = h.create(TestEstate.workersUpgrade("cc-workers", TestEstate.spec(new WorkersUpgradeSpec())));
+    ControlPlaneUpgrade cp = h.create(TestEstate.controlPlaneUpgrade("cc-cp", TestEstate.spec(new ControlPlaneUpgradeSpec())));
+    for (UpgradeStatus refused : List.of(h.awaitStatus(workers, s -> s.getPhase() == UpgradePhase.FAILED),
+        h.awaitStatus(cp, s -> s.getPhase() == UpgradePhase.FAILED))) {
+      assertTrue(condition(UpgradeCondition.FAILED, true, UpgradeFailures.TOPOLOGY_MANAGED_CLUSTER).test(refused));
+      assertTrue(refused.getMessage().contains("ClusterClass k3s-edge"), refused.getMessage());
+    }
+    assertEquals(0, h.starts.size());
+  }
 }

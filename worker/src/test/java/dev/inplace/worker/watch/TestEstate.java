@@ -148,6 +148,17 @@ final class TestEstate {
         .createOr(r -> r.update());
   }
 
+  /** Makes Cluster {@code fleet/edge} a ClusterClass cluster: {@code spec.topology} with class and version. */
+  @SuppressWarnings("unchecked")
+  void topology(String clusterClass) {
+    client.genericKubernetesResources(CapiResources.CLUSTER).inNamespace(NAMESPACE).withName(CLUSTER).edit(c -> {
+      Map<String, Object> spec = new LinkedHashMap<>((Map<String, Object>) c.getAdditionalProperties().get("spec"));
+      spec.put("topology", Map.of("class", clusterClass, "version", FROM));
+      c.setAdditionalProperty("spec", spec);
+      return c;
+    });
+  }
+
   private void create(ResourceDefinitionContext type, String name, Map<String, String> labels, Map<String, Object> body) {
     GenericKubernetesResource resource =
         new GenericKubernetesResourceBuilder()

@@ -26,6 +26,11 @@ public final class UpgradeFailures {
   public static final String ARCHITECTURE_MISMATCH = "ArchitectureMismatch";
   public static final String ARTIFACT_DIGEST_MISMATCH = "ArtifactDigestMismatch";
   public static final String ARTIFACT_UNAVAILABLE = "ArtifactUnavailable";
+  /**
+   * The Cluster has {@code spec.topology} (ClusterClass): CAPI's topology controller owns the
+   * control-plane and MachineDeployment versions, so inplace refuses rather than fight it.
+   */
+  public static final String TOPOLOGY_MANAGED_CLUSTER = "TopologyManagedCluster";
 
   // Step failures (the node is rolled back).
   public static final String DRAIN_BLOCKED = "DrainBlocked";
@@ -60,6 +65,7 @@ public final class UpgradeFailures {
           NODE_NOT_FOUND,
           MACHINE_NOT_FOUND,
           CLUSTER_NOT_FOUND,
+          TOPOLOGY_MANAGED_CLUSTER,
           SECRET_NOT_FOUND,
           HOST_KEY_MISMATCH,
           SSH_AUTH_FAILED,
