@@ -9,6 +9,7 @@ import dev.inplace.worker.observe.Readiness;
 import dev.inplace.worker.observe.RunMetricsInterceptor;
 import dev.inplace.worker.observe.WorkerMetrics;
 import dev.inplace.worker.extension.ExtensionOptions;
+import dev.inplace.worker.extension.HookServer;
 import dev.inplace.worker.watch.UpgradeWatcher;
 import dev.inplace.worker.watch.WatcherOptions;
 import io.fabric8.kubernetes.client.Config;
@@ -66,6 +67,9 @@ public final class WorkerMain {
     Readiness readiness =
         Readiness.ofWorker(temporalRef::get, managementRef::get,
             () -> workerRef.get() == null ? null : workerRef.get()::isPolling);
+    // The JDK server's limits are process-wide and fixed by the first server created: the extension's
+    // read timeout must be in place before /metrics starts, or the hooks would serve without it.
+    extensionOptions.ifPresent(HookServer::installRequestLimits);
     ObservabilityServer http =
         ObservabilityServer.start(config.httpBindAddress(), config.httpPort(), metrics::scrape, readiness);
     TemporalConnection temporal;

@@ -110,8 +110,7 @@ public final class HookServer implements AutoCloseable {
     endpoints.put(path(Hooks.UPDATE_MACHINE, Hooks.UPDATE_MACHINE_HANDLER),
         new Endpoint(Hooks.UPDATE_MACHINE, updateMachine));
 
-    setIfAbsent(MAX_REQUEST_TIME_PROPERTY, Long.toString(options.readTimeout().toSeconds()));
-    setIfAbsent(MAX_RESPONSE_TIME_PROPERTY, Long.toString(Hooks.TIMEOUT_SECONDS * 3L));
+    installRequestLimits(options);
     SSLContext tls = ReloadingTls.serverContext(options.tlsCert(), options.tlsKey(), options.clientCa());
     boolean clientAuth = options.clientCa().isPresent();
     if (!clientAuth) {
@@ -347,6 +346,18 @@ public final class HookServer implements AutoCloseable {
     }
     String oneLine = text.replaceAll("\\s+", " ");
     return oneLine.length() > 200 ? oneLine.substring(0, 200) + "..." : oneLine;
+  }
+
+  /**
+   * Sets the JDK server's request read limit (against senders that stall mid-request) and response
+   * limit. The JDK reads both once, when the first {@code HttpServer} of the process is created, and
+   * they then hold for every server in it: a process that serves anything else over the JDK server
+   * (the worker's /metrics) must call this before it starts that server, or the hooks lose their
+   * read timeout.
+   */
+  public static void installRequestLimits(ExtensionOptions options) {
+    setIfAbsent(MAX_REQUEST_TIME_PROPERTY, Long.toString(options.readTimeout().toSeconds()));
+    setIfAbsent(MAX_RESPONSE_TIME_PROPERTY, Long.toString(Hooks.TIMEOUT_SECONDS * 3L));
   }
 
   private static void setIfAbsent(String property, String value) {
