@@ -25,7 +25,7 @@ import java.util.Objects;
  */
 final class ClusterDescriber {
   static final String CAPI_GROUP = "cluster.x-k8s.io";
-  static final String CAPI_VERSION = "v1beta1";
+  static final String CAPI_VERSION = "v1beta2"; // CAPI core types, served at v1beta2 since v1.11
   static final String CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name";
   static final String CONTROL_PLANE_LABEL = "cluster.x-k8s.io/control-plane";
   static final String DEPLOYMENT_LABEL = "cluster.x-k8s.io/deployment-name";
@@ -76,7 +76,11 @@ final class ClusterDescriber {
         .map(m -> machine(m, nodes, inplaceNodes)).toList();
     if (cpRef != null) {
       String kind = (String) cpRef.get("kind");
-      String apiVersion = Objects.toString(cpRef.get("apiVersion"), "controlplane.cluster.x-k8s.io/v1beta1");
+      // v1beta2 references name apiGroup (the control-plane kinds inplace knows serve v1beta2); a
+      // v1beta1 reference names apiVersion.
+      String apiVersion = cpRef.get("apiGroup") instanceof String apiGroup
+          ? apiGroup + "/v1beta2"
+          : Objects.toString(cpRef.get("apiVersion"), "controlplane.cluster.x-k8s.io/v1beta2");
       String cpName = (String) cpRef.get("name");
       GenericKubernetesResource cp = resources(group(apiVersion), version(apiVersion), kind,
           kind.toLowerCase(Locale.ROOT) + "s").inNamespace(namespace).withName(cpName).get();

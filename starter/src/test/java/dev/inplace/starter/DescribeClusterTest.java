@@ -81,21 +81,21 @@ class DescribeClusterTest {
 
   private void clusterWithOneControlPlaneAndOnePool() {
     Map<String, String> member = Map.of("cluster.x-k8s.io/cluster-name", "demo");
-    create("cluster.x-k8s.io/v1beta1", "Cluster", "clusters", "demo", Map.of(),
-        Map.of("controlPlaneRef", Map.of("apiVersion", "controlplane.cluster.x-k8s.io/v1beta2",
+    create("cluster.x-k8s.io/v1beta2", "Cluster", "clusters", "demo", Map.of(),
+        Map.of("controlPlaneRef", Map.of("apiGroup", "controlplane.cluster.x-k8s.io",
             "kind", "KThreesControlPlane", "name", "demo-cp")), Map.of("phase", "Provisioned"));
     create("controlplane.cluster.x-k8s.io/v1beta2", "KThreesControlPlane", "kthreescontrolplanes", "demo-cp", Map.of(),
         Map.of("version", "v1.30.2+k3s1", "replicas", 1), Map.of("readyReplicas", 1));
-    create("cluster.x-k8s.io/v1beta1", "MachineDeployment", "machinedeployments", "demo-md-0", member,
+    create("cluster.x-k8s.io/v1beta2", "MachineDeployment", "machinedeployments", "demo-md-0", member,
         Map.of("replicas", 1, "template", Map.of("spec", Map.of("version", "v1.29.6+k3s1"))), Map.of("readyReplicas", 1));
-    create("cluster.x-k8s.io/v1beta1", "Machine", "machines", "demo-cp-a",
+    create("cluster.x-k8s.io/v1beta2", "Machine", "machines", "demo-cp-a",
         Map.of("cluster.x-k8s.io/cluster-name", "demo", "cluster.x-k8s.io/control-plane", ""),
         Map.of("version", "v1.30.2+k3s1"), Map.of("phase", "Running", "nodeRef", Map.of("name", "cp-a")));
-    create("cluster.x-k8s.io/v1beta1", "Machine", "machines", "demo-md-0-x",
+    create("cluster.x-k8s.io/v1beta2", "Machine", "machines", "demo-md-0-x",
         Map.of("cluster.x-k8s.io/cluster-name", "demo", "cluster.x-k8s.io/deployment-name", "demo-md-0"),
         Map.of("version", "v1.29.6+k3s1"), Map.of("phase", "Running", "nodeRef", Map.of("name", "worker-x")));
     // Another cluster's Machine in the same namespace stays out of the tree.
-    create("cluster.x-k8s.io/v1beta1", "Machine", "machines", "other-m",
+    create("cluster.x-k8s.io/v1beta2", "Machine", "machines", "other-m",
         Map.of("cluster.x-k8s.io/cluster-name", "other", "cluster.x-k8s.io/control-plane", ""),
         Map.of("version", "v1.28.0"), null);
     create("upgrade.inplace.dev/v1alpha1", "WorkersUpgrade", "workersupgrades", "to-1-30", Map.of(),
