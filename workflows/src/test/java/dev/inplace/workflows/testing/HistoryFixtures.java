@@ -98,7 +98,10 @@ public final class HistoryFixtures {
   /**
    * Replays a fixture against an implementation and fails on non-determinism. The worker allows a
    * workflow task 10 s before it reports a deadlock (the default 1 s trips on a loaded build machine
-   * while the first task loads classes; determinism does not depend on it).
+   * while the first task loads classes; determinism does not depend on it). The run replays under
+   * the fixture's file name as its workflow ID (a history does not carry its own): a path that
+   * depends on the ID, such as releasing a cordon an earlier run of the same ID left, is recorded
+   * under that name.
    */
   public static void replay(Path fixture, Class<?> implementation) throws Exception {
     TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance();
@@ -106,7 +109,10 @@ public final class HistoryFixtures {
       Worker worker = env.newWorker("replay-" + implementation.getSimpleName(),
           WorkerOptions.newBuilder().setDefaultDeadlockDetectionTimeout(10_000).build());
       worker.registerWorkflowImplementationTypes(implementation);
-      WorkflowReplayer.replayWorkflowExecution(read(fixture), worker);
+      String name = fixture.getFileName().toString();
+      WorkflowReplayer.replayWorkflowExecution(
+          WorkflowExecutionHistory.fromJson(Files.readString(fixture), name.substring(0, name.length() - ".json".length())),
+          worker);
     } finally {
       env.close();
     }

@@ -1,0 +1,235 @@
+package dev.inplace.workflows.impl;
+
+import static dev.inplace.workflows.testing.Fixtures.FROM;
+import static dev.inplace.workflows.testing.Fixtures.TO;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.argThat;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.when;
+import static org.mockito.Mockito.withSettings;
+
+import dev.inplace.workflows.api.ClusterApiActivities;
+import dev.inplace.workflows.api.ClusterApiActivities.MachineMarkResult;
+import dev.inplace.workflows.api.ClusterApiActivities.MachineRecordResult;
+import dev.inplace.workflows.api.HostActivities;
+import dev.inplace.workflows.api.HostActivities.BackupResult;
+import dev.inplace.workflows.api.HostActivities.InstallResult;
+import dev.inplace.workflows.api.HostActivities.RestoreResult;
+import dev.inplace.workflows.api.HostActivities.ServiceResult;
+import dev.inplace.workflows.api.HostActivities.StageResult;
+import dev.inplace.workflows.api.NodeActivities;
+import dev.inplace.workflows.api.NodeActivities.AwaitNodeRequest;
+import dev.inplace.workflows.api.NodeActivities.CordonResult;
+import dev.inplace.workflows.api.NodeActivities.DrainResult;
+import dev.inplace.workflows.api.NodeActivities.NodeState;
+import dev.inplace.workflows.api.NodeActivities.NodeVersion;
+import dev.inplace.workflows.api.NodeActivities.NodeVersions;
+import dev.inplace.workflows.api.NodeActivities.UncordonResult;
+import dev.inplace.workflows.api.NodeRole;
+import dev.inplace.workflows.api.NodeUpgradeRequest;
+import dev.inplace.workflows.api.NodeUpgradeResult;
+import dev.inplace.workflows.api.NodeUpgradeWorkflow;
+import dev.inplace.workflows.failure.UpgradeFailures;
+import dev.inplace.workflows.testing.Fixtures;
+import dev.inplace.workflows.testing.HistoryFixtures;
+import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.testing.TestWorkflowExtension;
+import io.temporal.worker.Worker;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * One committed history per path through a NodeUpgrade run that the happy-path and rollback
+ * fixtures do not take: already at the target, refused in preflight, failed before anything
+ * changed, a rollback that fails, a cancellation, the run's own Machine mark (failing, and around a
+ * rollback), and a failure after verify. They were recorded from the implementation before it was
+ * split into collaborators; {@link NodeUpgradeReplayTest} replays them all, so the split (and any
+ * later refactoring) keeps every path's command order.
+ */
+class NodeUpgradePathHistoriesTest {
+
+  /** The path fixtures: each must stay committed (and replayed). */
+  static final List<String> PATHS = List.of(
+      "node-upgrade-path-already-at-target.json",
+      "node-upgrade-path-already-at-target-own-cordon.json",
+      "node-upgrade-path-refused-downgrade.json",
+      "node-upgrade-path-staging-failed.json",
+      "node-upgrade-path-rolled-back-at-cordon.json",
+      "node-upgrade-path-rollback-failed.json",
+      "node-upgrade-path-cancelled-during-drain.json",
+      "node-upgrade-path-mark-failed.json",
+      "node-upgrade-path-rolled-back-own-machine-mark.json",
+      "node-upgrade-path-uncordon-failed.json");
+
+  @RegisterExtension
+  static final TestWorkflowExtension testWorkflow =
+      TestWorkflowExtension.newBuilder()
+          .registerWorkflowImplementationTypes(NodeUpgradeWorkflowImpl.class)
+          .registerSearchAttribute("InplaceCluster", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
+          .registerSearchAttribute("InplaceKind", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
+          .registerSearchAttribute("InplaceTargetVersion", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
+          .registerSearchAttribute("InplaceNode", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST)
+          .registerSearchAttribute("InplacePhase", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
+          .setDoNotStart(true)
+          .build();
+
+  private final HostActivities hosts = mock(HostActivities.class, withSettings().withoutAnnotations());
+  private final NodeActivities nodes = mock(NodeActivities.class, withSettings().withoutAnnotations());
+  private final ClusterApiActivities capi = mock(ClusterApiActivities.class, withSettings().withoutAnnotations());
+  private final NodeUpgradeRequest request = Fixtures.request("worker-1", NodeRole.WORKER);
+
+  @BeforeEach
+  void healthyEstate() {
+    when(nodes.inspectNode(any())).thenReturn(Fixtures.readyAt("worker-1", FROM));
+    when(hosts.inspectHost(any())).thenReturn(Fixtures.hostWithOldRelease());
+    when(hosts.stageArtifacts(any())).thenReturn(new StageResult(List.of("k3s"), List.of(), 72 << 20));
+    when(nodes.cordonNode(any())).thenReturn(new CordonResult(true, false));
+    when(nodes.drainNode(any())).thenReturn(new DrainResult(3, 0, 1, 0, 2));
+    when(hosts.backupBinaries(any())).thenReturn(new BackupResult(List.of("/usr/local/bin/k3s"), List.of()));
+    when(hosts.installArtifacts(any())).thenReturn(new InstallResult(List.of("k3s"), List.of()));
+    when(hosts.restartService(any())).thenReturn(new ServiceResult("k3s-agent", true));
+    when(nodes.awaitNodeVersion(argThat(r -> r != null && TO.equals(r.expectedVersion()))))
+        .thenReturn(Fixtures.readyAt("worker-1", TO));
+    when(nodes.awaitNodeVersion(argThat(r -> r != null && FROM.equals(r.expectedVersion()))))
+        .thenReturn(Fixtures.readyAt("worker-1", FROM));
+    when(nodes.uncordonNode(any())).thenReturn(new UncordonResult(true, ""));
+    when(hosts.restoreBinaries(any()))
+        .thenReturn(new RestoreResult(List.of("/usr/local/bin/k3s"), List.of(), true));
+    when(capi.recordMachineUpgrade(any())).thenReturn(new MachineRecordResult(FROM, List.of("recorded")));
+    when(capi.markMachineUpgrading(any())).thenReturn(new MachineMarkResult(true));
+    when(nodes.controlPlaneVersions(any()))
+        .thenReturn(new NodeVersions(List.of(new NodeVersion("cp-1", TO))));
+  }
+
+  @Test
+  void everyPathFixtureIsCommittedAndReplayed() throws Exception {
+    List<String> replayed = NodeUpgradeReplayTest.histories().stream().map(p -> p.getFileName().toString()).toList();
+    for (String path : PATHS) {
+      assertTrue(Files.exists(HistoryFixtures.DIR.resolve(path)), path + " is not committed");
+      assertTrue(replayed.contains(path), path + " is not replayed");
+    }
+    assertEquals(PATHS.size(), PATHS.stream().distinct().count());
+  }
+
+  @Test
+  @EnabledIfSystemProperty(named = "histories.update", matches = "true")
+  void recordPathHistories(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    HistoryFixtures.assumeNotRecorded(PATHS.toArray(String[]::new));
+    worker.registerActivitiesImplementations(hosts, nodes, capi);
+    env.start();
+
+    // Already at the target, not cordoned: every step skipped, the Machine recorded.
+    when(nodes.inspectNode(any())).thenReturn(Fixtures.readyAt("worker-1", TO));
+    when(hosts.inspectHost(any())).thenReturn(Fixtures.hostWithNewRelease());
+    NodeUpgradeResult done = stub(env, worker, "already-at-target").upgrade(request);
+    assertTrue(done.alreadyAtTarget());
+    record(env, "already-at-target", "node-upgrade-path-already-at-target.json");
+
+    // Already at the target but cordoned by an earlier run of this ID: released, then recorded.
+    String ownCordon = id("already-at-target-own-cordon");
+    when(nodes.inspectNode(any())).thenReturn(new NodeState("worker-1", true, true, TO, ownCordon));
+    stub(env, worker, "already-at-target-own-cordon").upgrade(request);
+    record(env, "already-at-target-own-cordon", "node-upgrade-path-already-at-target-own-cordon.json");
+
+    // A downgrade: refused after inspection, nothing changed.
+    when(nodes.inspectNode(any())).thenReturn(Fixtures.readyAt("worker-1", "v1.31.5+k3s1"));
+    when(hosts.inspectHost(any())).thenReturn(Fixtures.hostWithOldRelease());
+    assertThrows(WorkflowFailedException.class, () -> stub(env, worker, "refused-downgrade").upgrade(request));
+    record(env, "refused-downgrade", "node-upgrade-path-refused-downgrade.json");
+    when(nodes.inspectNode(any())).thenReturn(Fixtures.readyAt("worker-1", FROM));
+
+    // Staging fails: no compensation registered yet.
+    when(hosts.stageArtifacts(any()))
+        .thenThrow(UpgradeFailures.nonRetryable(UpgradeFailures.ARTIFACT_DIGEST_MISMATCH, "digest differs"))
+        .thenReturn(new StageResult(List.of("k3s"), List.of(), 72 << 20));
+    assertThrows(WorkflowFailedException.class, () -> stub(env, worker, "staging-failed").upgrade(request));
+    record(env, "staging-failed", "node-upgrade-path-staging-failed.json");
+
+    // Cordon fails: only the release compensation runs.
+    when(nodes.cordonNode(any()))
+        .thenThrow(UpgradeFailures.nonRetryable(UpgradeFailures.KUBERNETES_API_ERROR, "injected at cordon"))
+        .thenReturn(new CordonResult(true, false));
+    assertThrows(WorkflowFailedException.class, () -> stub(env, worker, "rolled-back-at-cordon").upgrade(request));
+    record(env, "rolled-back-at-cordon", "node-upgrade-path-rolled-back-at-cordon.json");
+
+    // Restart fails and so does the restore: the node stays cordoned.
+    when(hosts.restartService(any()))
+        .thenThrow(UpgradeFailures.nonRetryable(UpgradeFailures.SERVICE_RESTART_FAILED, "injected at restart"))
+        .thenReturn(new ServiceResult("k3s-agent", true));
+    when(hosts.restoreBinaries(any()))
+        .thenThrow(UpgradeFailures.nonRetryable(UpgradeFailures.ROLLBACK_FAILED, "backup missing"))
+        .thenReturn(new RestoreResult(List.of("/usr/local/bin/k3s"), List.of(), true));
+    assertThrows(WorkflowFailedException.class, () -> stub(env, worker, "rollback-failed").upgrade(request));
+    record(env, "rollback-failed", "node-upgrade-path-rollback-failed.json");
+
+    // The run's own mark cannot be set: nothing else happens.
+    when(capi.markMachineUpgrading(any()))
+        .thenThrow(UpgradeFailures.nonRetryable(UpgradeFailures.KUBERNETES_API_ERROR, "forbidden"))
+        .thenReturn(new MachineMarkResult(true));
+    assertThrows(WorkflowFailedException.class,
+        () -> stub(env, worker, "mark-failed").upgrade(request.withMarkMachine(true)));
+    record(env, "mark-failed", "node-upgrade-path-mark-failed.json");
+
+    // The run's own mark around a rollback at verify: removed after the compensations.
+    when(nodes.awaitNodeVersion(argThat((AwaitNodeRequest r) -> r != null && TO.equals(r.expectedVersion()))))
+        .thenThrow(UpgradeFailures.nonRetryable(UpgradeFailures.VERIFY_TIMEOUT, "injected at verify"))
+        .thenReturn(Fixtures.readyAt("worker-1", TO));
+    assertThrows(WorkflowFailedException.class,
+        () -> stub(env, worker, "rolled-back-own-machine-mark").upgrade(request.withMarkMachine(true)));
+    record(env, "rolled-back-own-machine-mark", "node-upgrade-path-rolled-back-own-machine-mark.json");
+
+    // Uncordon fails after verify: no rollback, the node runs the target.
+    when(nodes.uncordonNode(any()))
+        .thenThrow(UpgradeFailures.nonRetryable(UpgradeFailures.KUBERNETES_API_ERROR, "injected at uncordon"))
+        .thenReturn(new UncordonResult(true, ""));
+    assertThrows(WorkflowFailedException.class, () -> stub(env, worker, "uncordon-failed").upgrade(request));
+    record(env, "uncordon-failed", "node-upgrade-path-uncordon-failed.json");
+
+    // Cancelled while draining: the compensations run detached from the cancellation.
+    CountDownLatch draining = new CountDownLatch(1);
+    when(nodes.drainNode(any())).thenAnswer(inv -> {
+      draining.countDown();
+      var ctx = io.temporal.activity.Activity.getExecutionContext();
+      while (true) {
+        ctx.heartbeat(null);
+        Thread.sleep(50);
+      }
+    });
+    NodeUpgradeWorkflow cancelled = stub(env, worker, "cancelled-during-drain");
+    WorkflowClient.start(cancelled::upgrade, request);
+    assertTrue(draining.await(30, TimeUnit.SECONDS));
+    WorkflowStub untyped = WorkflowStub.fromTyped(cancelled);
+    untyped.cancel();
+    assertThrows(WorkflowFailedException.class, () -> untyped.getResult(60, TimeUnit.SECONDS, NodeUpgradeResult.class));
+    record(env, "cancelled-during-drain", "node-upgrade-path-cancelled-during-drain.json");
+  }
+
+  private static String id(String suffix) {
+    return "node-upgrade-path-" + suffix;
+  }
+
+  private static NodeUpgradeWorkflow stub(TestWorkflowEnvironment env, Worker worker, String suffix) {
+    return env.getWorkflowClient().newWorkflowStub(NodeUpgradeWorkflow.class,
+        WorkflowOptions.newBuilder().setWorkflowId(id(suffix)).setTaskQueue(worker.getTaskQueue()).build());
+  }
+
+  /** Recorded under the workflow ID the replay uses: the file's name ({@link HistoryFixtures#replay}). */
+  private static void record(TestWorkflowEnvironment env, String suffix, String file) throws Exception {
+    assertEquals(id(suffix) + ".json", file);
+    HistoryFixtures.record(env, id(suffix), null, file);
+  }
+}
