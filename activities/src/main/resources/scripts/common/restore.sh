@@ -17,6 +17,7 @@ restore_file() {
   local target="$root$1"
   if [ "$2" = "absent" ]; then
     if [ -e "$target" ]; then
+      journal "act action=restore path=$1 from=present to=absent"
       rm -f "$target"
       echo "removed=$1"
     else
@@ -43,6 +44,7 @@ restore_file() {
   mkdir -p "$dir"
   local tmp="$dir/.$(basename "$target").inplace-tmp"
   cp -p "$prev" "$tmp"
+  journal "act action=restore path=$1 from=$current to=$2"
   mv -f "$tmp" "$target"
   echo "restored=$1"
 }

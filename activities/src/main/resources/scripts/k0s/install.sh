@@ -13,6 +13,7 @@ bin_dir={{bin_dir}}
 
 k0s="$root$bin_dir/k0s"
 if [ -x "$k0s" ] && "$k0s" status >/dev/null 2>&1; then
+  journal "act action=stop service=k0s from=running"
   # k0s's own output goes to stderr: stdout carries only the key=value report.
   "$k0s" stop >&2
   echo "stopped=k0s"

@@ -17,6 +17,7 @@ if [ ! -x "$k0s" ]; then
   exit 1
 fi
 # k0s's own output goes to stderr: stdout carries only the key=value report.
+journal "act action=restart service=$service"
 if "$k0s" status >/dev/null 2>&1; then
   "$k0s" stop >&2
 fi

@@ -8,5 +8,6 @@ service={{service}}
 checks={{active_checks}}
 interval={{check_interval_seconds}}
 
+journal "act action=restart service=$service"
 systemctl restart "$service"
 # inplace-include: wait-active

@@ -10,5 +10,6 @@ checks={{active_checks}}
 interval={{check_interval_seconds}}
 
 systemctl daemon-reload
+journal "act action=restart service=$service"
 systemctl restart "$service"
 # inplace-include: wait-active

@@ -81,6 +81,12 @@ else
   flags=(--ignore-preflight-errors="$ignored")
 fi
 
+# What was observed first: a control plane's API server manifest not yet at the target.
+observed=none
+if [ "$role" = control-plane ]; then
+  observed=manifest-behind
+fi
+journal "act action=kubeadm-upgrade mode=$mode version=$version observed=$observed"
 # kubeadm's own output goes to stderr: stdout carries only the key=value report.
 if [ "$mode" = apply ]; then
   "$kubeadm" upgrade plan "$version" "${flags[@]}" >&2

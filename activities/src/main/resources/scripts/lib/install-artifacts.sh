@@ -1,7 +1,11 @@
 # name staged_file_name sha256 install_path mode
 install_artifact() {
   local target="$root$4"
-  if [ -f "$target" ] && [ "$(sha256_of "$target")" = "$3" ]; then
+  local current="absent"
+  if [ -f "$target" ]; then
+    current="$(sha256_of "$target")"
+  fi
+  if [ "$current" = "$3" ]; then
     echo "already_installed=$1"
     return 0
   fi
@@ -21,6 +25,7 @@ install_artifact() {
     echo "artifact $1: the copy next to $4 does not have sha256 $3" >&2
     exit 1
   fi
+  journal "act action=swap path=$4 from=$current to=$3"
   mv -f "$tmp" "$target"
   echo "installed=$1"
 }

@@ -2,6 +2,31 @@
 # inplace-step: install
 set -eu
 root="${INPLACE_HOST_ROOT:-}"
+journal_script='install'
+# Journal (ground truth for audits, see docs/reliability.md): one line when this script begins, one
+# when it ends (its exit status, or the signal that stopped it) and one before each destructive
+# action, appended to $root/var/log/inplace/journal. Each line is one O_APPEND write, so concurrent
+# scripts never interleave; a journal that cannot be written never fails the script and nothing goes
+# to stdout. The worker sets INPLACE_JOURNAL_WORKFLOW, _RUN and _ATTEMPT in front of the script.
+journal_file="$root/var/log/inplace/journal"
+journal() {
+  {
+    [ -d "${journal_file%/*}" ] || mkdir -p "${journal_file%/*}"
+    printf '%s\n' "ts=${EPOCHREALTIME:-$(date +%s)} pid=$$ script=$journal_script wf=${INPLACE_JOURNAL_WORKFLOW:-none} run=${INPLACE_JOURNAL_RUN:-none} attempt=${INPLACE_JOURNAL_ATTEMPT:-0} event=$*" >> "$journal_file"
+  } 2>/dev/null || true
+}
+# A signal ends the script as before (it is raised again) once its end line is written.
+journal_signal() {
+  trap - EXIT "$1"
+  journal "end signal=$1"
+  kill -s "$1" $$
+}
+trap 'journal "end exit=$?"' EXIT
+trap 'journal_signal HUP' HUP
+trap 'journal_signal INT' INT
+trap 'journal_signal TERM' TERM
+trap 'journal_signal PIPE' PIPE
+journal begin
 # Puts each staged artifact in place: a copy next to the target, then an atomic rename over it.
 # The staged file is kept, so running this again after a crash is safe. The running kubelet keeps
 # its old binary until the restart step; kubeadm upgrade runs before that with the new kubeadm.
@@ -19,7 +44,11 @@ sha256_of() {
 # name staged_file_name sha256 install_path mode
 install_artifact() {
   local target="$root$4"
-  if [ -f "$target" ] && [ "$(sha256_of "$target")" = "$3" ]; then
+  local current="absent"
+  if [ -f "$target" ]; then
+    current="$(sha256_of "$target")"
+  fi
+  if [ "$current" = "$3" ]; then
     echo "already_installed=$1"
     return 0
   fi
@@ -39,6 +68,7 @@ install_artifact() {
     echo "artifact $1: the copy next to $4 does not have sha256 $3" >&2
     exit 1
   fi
+  journal "act action=swap path=$4 from=$current to=$3"
   mv -f "$tmp" "$target"
   echo "installed=$1"
 }

@@ -25,7 +25,9 @@ import java.util.stream.Collectors;
  * the rendered script is self-contained and the golden files show it whole. Each {@code
  * {{name}}} becomes its value in single quotes, so no value can change the script's meaning (the
  * request records validate them too). A placeholder without a value, or a value the template does
- * not use, is a programming error and fails the rendering.
+ * not use, is a programming error and fails the rendering. Right after its header every script gets
+ * {@code journal_script='<name>'} and the journal fragment ({@code scripts/lib/journal.sh}), so each
+ * one journals its begin, its end and its destructive actions on the host.
  */
 final class ScriptRenderer {
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{([a-z_]+)}}");
@@ -33,6 +35,9 @@ final class ScriptRenderer {
   private static final Pattern STEP_MARKER = Pattern.compile("# inplace-step: ([a-z]+)");
   private static final String SHEBANG = "#!/bin/bash";
   private static final String HEADER_TAIL = "set -eu\nroot=\"${INPLACE_HOST_ROOT:-}\"\n";
+
+  /** The fragment every script starts with after its header (see {@link #withJournal}). */
+  static final String JOURNAL_FRAGMENT = "journal";
 
   /** Templates of the steps every distribution runs the same way. */
   static final String COMMON_FOLDER = "common";
@@ -142,10 +147,30 @@ final class ScriptRenderer {
     for (String candidate : List.of(resource, shared)) {
       String text = read(candidate);
       if (text != null) {
-        return expandIncludes(candidate, text);
+        return expandIncludes(candidate, withJournal(name, text));
       }
     }
     throw new IllegalArgumentException("no script template " + resource + " or " + shared + " on the classpath");
+  }
+
+  /**
+   * Every script journals itself (scripts/lib/journal.sh: begin, end, destructive actions): right
+   * after the header, the script's name and the journal fragment. A template without the header is
+   * left as it is; rendering refuses it.
+   */
+  private static String withJournal(String name, String text) {
+    int header = text.indexOf('\n' + HEADER_TAIL);
+    if (header < 0) {
+      return text;
+    }
+    int body = header + 1 + HEADER_TAIL.length();
+    return text.substring(0, body)
+        + "journal_script="
+        + quote(name)
+        + "\n# inplace-include: "
+        + JOURNAL_FRAGMENT
+        + "\n"
+        + text.substring(body);
   }
 
   /** Replaces each include or hook line by its fragment; a fragment must not include another. */

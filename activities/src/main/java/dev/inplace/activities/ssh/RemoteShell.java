@@ -15,7 +15,8 @@ import net.schmizz.sshj.connection.channel.direct.Session;
 
 /**
  * Runs a rendered script on a host: {@code bash -s} (under {@code sudo -n} for non-root users) with
- * the script on stdin, so nothing of it appears in the process list or needs a temp file.
+ * the script on stdin, so nothing of it appears in the process list or needs a temp file. A first
+ * line sets the journal's context ({@link JournalContext}: workflow, run, attempt).
  */
 final class RemoteShell {
   static final int OUTPUT_LIMIT = 64 * 1024;
@@ -53,6 +54,8 @@ final class RemoteShell {
       Thread out = pump(command.getInputStream(), stdout, script.name() + "-stdout");
       Thread err = pump(command.getErrorStream(), stderr, script.name() + "-stderr");
       try (OutputStream stdin = command.getOutputStream()) {
+        // The journal's context goes first, on its own line; the script text is sent unchanged.
+        stdin.write(JournalContext.current().preamble().getBytes(StandardCharsets.UTF_8));
         stdin.write(script.text().getBytes(StandardCharsets.UTF_8));
         stdin.flush();
       } // closing stdin sends EOF: bash then runs to the end of the script
