@@ -410,6 +410,25 @@ public final class Estate implements EstateView, AutoCloseable {
     return new SshSettings(hosts.user(), hosts.port(), SSH_KEY_SECRET, KNOWN_HOSTS_SECRET, null);
   }
 
+  /**
+   * Ground truth of every node and the cluster, read now from the API servers, the hosts' journals
+   * and the kubelet simulator's memory (see {@link dev.inplace.sandbox.truth.EstateReport}).
+   */
+  public dev.inplace.sandbox.truth.EstateReport report() {
+    return GroundTruth.read(
+        management.client(), workload.client(), nodes, this::hostRoot, kubelets.binaryStarts(), hosts.sshFaults());
+  }
+
+  /** The seeded SSH faults of the hosts (MINA only): settings and counters. */
+  public dev.inplace.sandbox.hosts.SshFaults sshFaults() {
+    return hosts.sshFaults();
+  }
+
+  /** Every start of a Kubernetes binary on any node, with the file's sha256. */
+  public List<dev.inplace.sandbox.hosts.BinaryStart> binaryStarts() {
+    return kubelets.binaryStarts();
+  }
+
   /** The root directory that stands for a node's host filesystem. */
   public Path hostRoot(String node) {
     return hosts.host(node).root();

@@ -9,6 +9,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.sshd.server.Environment;
@@ -40,6 +41,8 @@ final class HostCommand implements Command {
 
   private final String command;
   private final HostExecContext context;
+  private final SshFaults sshFaults;
+  private volatile ChannelSession channel;
   private InputStream in;
   private OutputStream out;
   private OutputStream err;
@@ -47,9 +50,10 @@ final class HostCommand implements Command {
   private volatile Process process;
   private volatile boolean destroyed;
 
-  HostCommand(String command, HostExecContext context) {
+  HostCommand(String command, HostExecContext context, SshFaults sshFaults) {
     this.command = command;
     this.context = context;
+    this.sshFaults = sshFaults;
   }
 
   @Override
@@ -74,6 +78,7 @@ final class HostCommand implements Command {
 
   @Override
   public void start(ChannelSession channel, Environment env) {
+    this.channel = channel;
     Thread runner = new Thread(this::run, "sandbox-exec-" + context.node());
     runner.setDaemon(true);
     runner.start();
@@ -94,7 +99,9 @@ final class HostCommand implements Command {
     MDC.put("node", context.node());
     try {
       byte[] script = null;
+      SshFaults.Fault sshFault = SshFaults.Fault.NONE;
       if (SCRIPT_ON_STDIN.matcher(command).matches()) {
+        sshFault = sshFaults.nextCommand();
         script = readUpTo(in, SCRIPT_INSPECT_LIMIT);
         Optional<UpgradeStep> faulted = armedScriptFault(script);
         if (faulted.isPresent()) {
@@ -107,7 +114,10 @@ final class HostCommand implements Command {
           return;
         }
       }
-      exit.onExit(execute(script));
+      Integer code = execute(script, sshFault);
+      if (code != null) {
+        exit.onExit(code);
+      }
     } catch (IOException e) {
       LOG.warn("node {}: command failed to run: {}", context.node(), e.toString());
       writeQuietly(err, "sandbox: cannot run command: " + e.getMessage() + "\n");
@@ -120,7 +130,9 @@ final class HostCommand implements Command {
     }
   }
 
-  private int execute(byte[] script) throws IOException, InterruptedException {
+  /** Runs the command; returns its exit status, or null when an SSH fault took the answer away. */
+  private Integer execute(byte[] script, SshFaults.Fault sshFault)
+      throws IOException, InterruptedException {
     ProcessBuilder builder =
         new ProcessBuilder("bash", "-c", command).directory(context.root().toFile());
     Map<String, String> env = builder.environment();
@@ -140,6 +152,10 @@ final class HostCommand implements Command {
     Thread stdout = pump(p.getInputStream(), out, "stdout");
     Thread stderr = pump(p.getErrorStream(), err, "stderr");
     Thread stdin = feed(script, p.getOutputStream());
+    if (sshFault != SshFaults.Fault.NONE) {
+      bite(sshFault, p);
+      return null;
+    }
     int code = p.waitFor();
     stdout.join();
     stderr.join();
@@ -224,6 +240,40 @@ final class HostCommand implements Command {
       buffer.write(chunk, 0, n);
     }
     return buffer.toByteArray();
+  }
+
+  /**
+   * A drop closes the session after a random delay (destroy then kills a script still running); a
+   * hang stops the script (SIGSTOP) after a random delay, or withholds its exit status if it ended,
+   * until the client closes the channel.
+   */
+  private void bite(SshFaults.Fault fault, Process p) throws IOException, InterruptedException {
+    boolean ended = p.waitFor(sshFaults.delayMillis(), TimeUnit.MILLISECONDS);
+    if (fault == SshFaults.Fault.DROP) {
+      sshFaults.countDrop();
+      LOG.info("node {}: SSH fault: dropping the connection {}", context.node(), ended ? "before the exit status" : "mid-command");
+      channel.getSession().close(true);
+      return;
+    }
+    sshFaults.countHang();
+    LOG.info("node {}: SSH fault: the command hangs {}", context.node(), ended ? "after it ended" : "mid-command");
+    if (!ended) {
+      stop(p);
+    }
+    while (!destroyed && channel.isOpen()) {
+      TimeUnit.MILLISECONDS.sleep(200);
+    }
+    if (p.isAlive()) {
+      kill(p);
+    }
+  }
+
+  /** SIGSTOP to the script and everything it started: it hangs where it is. */
+  private static void stop(Process p) throws IOException, InterruptedException {
+    java.util.List<String> kill = new java.util.ArrayList<>(java.util.List.of("kill", "-STOP"));
+    p.descendants().forEach(d -> kill.add(Long.toString(d.pid())));
+    kill.add(Long.toString(p.pid()));
+    new ProcessBuilder(kill).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
   }
 
   private static void kill(Process p) {

@@ -16,14 +16,18 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.HexFormat;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -45,6 +49,8 @@ import org.slf4j.MDC;
  * condition {@value #ETCD_VOTER_CONDITION}: a restarted server rejoins etcd as a learner (False,
  * {@code MemberIsLearner}) and is promoted to a voter (True, {@code MemberNotLearner}) when it is
  * Ready again.
+ *
+ * <p>Each start of a node's binary is recorded with the file's sha256 ({@link #binaryStarts}).
  */
 public final class KubeletSimulator implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(KubeletSimulator.class);
@@ -99,6 +105,7 @@ public final class KubeletSimulator implements Closeable {
   private final Settings settings;
   private final List<NodeState> states = new ArrayList<>();
   private final ScheduledExecutorService executor;
+  private final List<BinaryStart> starts = new CopyOnWriteArrayList<>();
 
   private KubeletSimulator(KubernetesClient client, List<SimulatedNode> nodes, Settings settings) {
     this.client = client;
@@ -157,6 +164,7 @@ public final class KubeletSimulator implements Closeable {
           s,
           () -> {
             s.restarts = readRestarts(s);
+            recordStart(s);
             s.service = readServiceState(s);
             s.verifyFault = verifyFault(s);
             s.desired = evaluate(s);
@@ -185,6 +193,7 @@ public final class KubeletSimulator implements Closeable {
     long now = System.nanoTime();
     if (restarts != s.restarts) {
       s.restarts = restarts;
+      recordStart(s);
       s.startingUntilNanos = now + settings.startupDelay().toNanos();
       s.desired = Report.notReady("kubelet is starting: " + s.node.service() + " restarted");
       LOG.info("node {}: {} restarted (restart #{})", s.node.name(), s.node.service(), restarts);
@@ -200,6 +209,40 @@ public final class KubeletSimulator implements Closeable {
     s.verifyFault = fault;
     if (!s.desired.equals(s.published)) {
       publish(s);
+    }
+  }
+
+  /**
+   * Every start of a node's Kubernetes binary seen so far (the estate's start included), in order:
+   * ground truth of which file ran, held in the sandbox's memory.
+   */
+  public List<BinaryStart> binaryStarts() {
+    return List.copyOf(starts);
+  }
+
+  /** The service (re)started: the binary it runs is the file in place now. */
+  private void recordStart(NodeState s) {
+    Path binary = s.node.root().resolve(s.node.versionBinary());
+    starts.add(
+        new BinaryStart(
+            s.node.name(), "/" + s.node.versionBinary(), sha256(binary), s.restarts, Instant.now().toString()));
+  }
+
+  private static String sha256(Path file) {
+    try (InputStream in = Files.newInputStream(file)) {
+      MessageDigest digest = MessageDigest.getInstance("SHA-256");
+      byte[] buffer = new byte[64 * 1024];
+      int n;
+      while ((n = in.read(buffer)) > 0) {
+        digest.update(buffer, 0, n);
+      }
+      return HexFormat.of().formatHex(digest.digest());
+    } catch (NoSuchFileException e) {
+      return "absent";
+    } catch (IOException e) {
+      return "unreadable: " + e.getMessage();
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
     }
   }
 

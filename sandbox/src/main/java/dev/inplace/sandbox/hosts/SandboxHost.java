@@ -39,6 +39,7 @@ public final class SandboxHost {
   private final Path sandboxBin;
   private final AtomicLong sftpBytesPerSecond = new AtomicLong();
   private final OpenSshServer openssh;
+  private final SshFaults sshFaults;
   private volatile int port;
   private volatile SshServer server;
 
@@ -52,7 +53,8 @@ public final class SandboxHost {
       String user,
       PublicKey clientKey,
       Path sandboxBin,
-      OpenSshServer openssh) {
+      OpenSshServer openssh,
+      SshFaults sshFaults) {
     this.name = name;
     this.role = role;
     this.service = service;
@@ -63,6 +65,7 @@ public final class SandboxHost {
     this.clientKey = clientKey;
     this.sandboxBin = sandboxBin;
     this.openssh = openssh;
+    this.sshFaults = sshFaults;
   }
 
   public String name() {
@@ -137,7 +140,7 @@ public final class SandboxHost {
     s.setSubsystemFactories(List.of(sftp));
     s.setFileSystemFactory(new VirtualFileSystemFactory(root));
     HostExecContext context = new HostExecContext(name, root, sandboxBin, user);
-    s.setCommandFactory((channel, command) -> new HostCommand(command, context));
+    s.setCommandFactory((channel, command) -> new HostCommand(command, context, sshFaults));
     try {
       s.start();
     } catch (IOException | RuntimeException e) {
@@ -187,8 +190,28 @@ public final class SandboxHost {
     }
   }
 
-  /** A slow link: each SFTP write waits as long as the configured rate says it should take. */
+  /**
+   * A slow link: each SFTP write waits as long as the configured rate says it should take. A dropped
+   * upload (SshFaults) loses its connection after one of its first writes.
+   */
   private final class Throttle implements SftpEventListener {
+    private final java.util.Map<String, Integer> dropAfterWrites = new java.util.concurrent.ConcurrentHashMap<>();
+
+    @Override
+    public void open(ServerSession session, String remoteHandle, org.apache.sshd.sftp.server.Handle localHandle) {
+      if (localHandle instanceof FileHandle) {
+        int writes = sshFaults.nextUploadDropAfterWrites();
+        if (writes > 0) {
+          dropAfterWrites.put(remoteHandle, writes);
+        }
+      }
+    }
+
+    @Override
+    public void closed(ServerSession session, String remoteHandle, org.apache.sshd.sftp.server.Handle localHandle, Throwable thrown) {
+      dropAfterWrites.remove(remoteHandle);
+    }
+
     @Override
     public void writing(
         ServerSession session,
@@ -199,6 +222,14 @@ public final class SandboxHost {
         int dataOffset,
         int dataLen)
         throws IOException {
+      Integer left = dropAfterWrites.computeIfPresent(remoteHandle, (h, n) -> n - 1);
+      if (left != null && left <= 0) {
+        dropAfterWrites.remove(remoteHandle);
+        sshFaults.countDrop();
+        LOG.info("node {}: SSH fault: dropping the connection mid-upload", name);
+        session.close(true);
+        throw new IOException("sandbox: connection dropped mid-upload");
+      }
       long rate = sftpBytesPerSecond.get();
       if (rate <= 0) {
         return;

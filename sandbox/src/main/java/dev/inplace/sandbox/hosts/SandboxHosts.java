@@ -83,6 +83,7 @@ public final class SandboxHosts implements Closeable {
   private final Path sandboxBin;
   private final KeyPair clientKey;
   private final FaultInjector faults;
+  private final SshFaults sshFaults = new SshFaults();
   private final Map<String, SandboxHost> hosts = new LinkedHashMap<>();
   private int sharedPort;
 
@@ -196,6 +197,11 @@ public final class SandboxHosts implements Closeable {
     return faults;
   }
 
+  /** The seeded SSH drop and hang faults of every MINA host (OpenSSH hosts ignore them). */
+  public SshFaults sshFaults() {
+    return sshFaults;
+  }
+
   public String user() {
     return settings.user();
   }
@@ -283,7 +289,8 @@ public final class SandboxHosts implements Closeable {
         settings.user(),
         clientKey.getPublic(),
         sandboxBin,
-        openssh);
+        openssh,
+        sshFaults);
   }
 
   /** Binds the shared port; the first node picks a free one if the configured port is taken. */

@@ -6,6 +6,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.inplace.sandbox.demo.DemoOptions;
 import dev.inplace.sandbox.demo.DemoResources;
 import dev.inplace.sandbox.estate.Estate;
+import dev.inplace.sandbox.hosts.SshFaults;
 import dev.inplace.worker.crd.CatalogueReference;
 import dev.inplace.worker.crd.InplaceCrds;
 import io.fabric8.kubernetes.api.model.Node;
@@ -34,7 +35,11 @@ import org.slf4j.LoggerFactory;
  * serves until it is stopped.
  *
  * <p>Its control endpoint on {@code 127.0.0.1:17480} reports ground truth read from the workload API
- * server ({@code GET /nodes}) and clears faults ({@code POST /faults/clear?node=NODE}).
+ * server ({@code GET /nodes}), the whole ground truth ({@code GET /report}: {@link
+ * dev.inplace.sandbox.truth.EstateReport} as JSON), clears faults ({@code POST
+ * /faults/clear?node=NODE}) and sets the SSH faults ({@code POST /faults/ssh?drop=PCT&hang=PCT&seed=S},
+ * answering the settings and counters). {@code --ssh-drop PCT}, {@code --ssh-hang PCT} and {@code
+ * --ssh-seed S} set them at start.
  */
 public final class EstateMain {
   private static final Logger log = LoggerFactory.getLogger(EstateMain.class);
@@ -48,8 +53,11 @@ public final class EstateMain {
     }
     StackLayout layout = new StackLayout(Path.of(args[1]));
     DemoOptions options;
+    SshFaults.Settings sshFaults;
     try {
-      options = DemoOptions.parse(Arrays.copyOfRange(args, 2, args.length));
+      List<String> rest = new ArrayList<>(Arrays.asList(args).subList(2, args.length));
+      sshFaults = sshFaults(rest);
+      options = DemoOptions.parse(rest.toArray(String[]::new));
     } catch (IllegalArgumentException e) {
       System.err.println("estate: " + e.getMessage());
       System.exit(2);
@@ -57,6 +65,10 @@ public final class EstateMain {
     }
     Estate estate =
         Estate.create(layout.estateDir(), options.estateSpec(), StackLayout.MANAGEMENT_PORT, StackLayout.WORKLOAD_PORT);
+    estate.sshFaults().set(sshFaults);
+    if (sshFaults.dropPercent() + sshFaults.hangPercent() > 0) {
+      log.warn("SSH faults: drop {}%, hang {}%, seed {}", sshFaults.dropPercent(), sshFaults.hangPercent(), sshFaults.seed());
+    }
     for (DemoOptions.Fault fault : options.faults()) {
       estate.arm(fault.node(), fault.step());
       log.warn("fault armed: {} will fail at {}", fault.node(), fault.step().cliName());
@@ -86,6 +98,23 @@ public final class EstateMain {
                   String node = query(exchange, "node");
                   estate.clearFaults(node);
                   return Map.of("cleared", node);
+                }));
+    control.createContext("/report", exchange -> answerJson(exchange, "GET", () -> estate.report().toJson()));
+    control.createContext(
+        "/faults/ssh",
+        exchange ->
+            answer(
+                exchange,
+                "POST",
+                () -> {
+                  SshFaults.Settings settings =
+                      new SshFaults.Settings(
+                          percent("drop", query(exchange, "drop")),
+                          percent("hang", query(exchange, "hang")),
+                          optionalQuery(exchange, "seed").map(EstateMain::seed).orElse(0L));
+                  estate.sshFaults().set(settings);
+                  log.warn("SSH faults set: drop {}%, hang {}%, seed {}", settings.dropPercent(), settings.hangPercent(), settings.seed());
+                  return sshFaultState(estate);
                 }));
     control.start();
 
@@ -138,6 +167,84 @@ public final class EstateMain {
     return nodes;
   }
 
+  /** Takes {@code --ssh-drop PCT}, {@code --ssh-hang PCT}, {@code --ssh-seed S} out of {@code args}. */
+  static SshFaults.Settings sshFaults(List<String> args) {
+    int drop = 0;
+    int hang = 0;
+    long seed = 0;
+    for (int i = 0; i < args.size(); ) {
+      String arg = args.get(i);
+      if (!List.of("--ssh-drop", "--ssh-hang", "--ssh-seed").contains(arg)) {
+        i++;
+        continue;
+      }
+      if (i + 1 >= args.size()) {
+        throw new IllegalArgumentException(arg + " needs a value");
+      }
+      String value = args.get(i + 1);
+      switch (arg) {
+        case "--ssh-drop" -> drop = percent(arg, value);
+        case "--ssh-hang" -> hang = percent(arg, value);
+        default -> seed = seed(value);
+      }
+      args.subList(i, i + 2).clear();
+    }
+    return new SshFaults.Settings(drop, hang, seed);
+  }
+
+  private static int percent(String name, String value) {
+    try {
+      int pct = Integer.parseInt(value);
+      if (pct < 0 || pct > 100) {
+        throw new IllegalArgumentException(name + " must be a percentage 0..100, got " + value);
+      }
+      return pct;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(name + " must be a percentage 0..100, got '" + value + "'");
+    }
+  }
+
+  private static long seed(String value) {
+    try {
+      return Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("seed must be an integer, got '" + value + "'");
+    }
+  }
+
+  private static Map<String, Object> sshFaultState(Estate estate) {
+    SshFaults.Settings s = estate.sshFaults().settings();
+    Map<String, Object> state = new LinkedHashMap<>();
+    state.put("dropPercent", s.dropPercent());
+    state.put("hangPercent", s.hangPercent());
+    state.put("seed", s.seed());
+    state.put("sshDropped", estate.sshFaults().dropped());
+    state.put("sshHung", estate.sshFaults().hung());
+    return state;
+  }
+
+  /** Answers a body that is already JSON. */
+  private static void answerJson(HttpExchange exchange, String method, Handler json) throws IOException {
+    if (!method.equals(exchange.getRequestMethod())) {
+      answer(exchange, method, () -> null);
+      return;
+    }
+    String body;
+    int code = 200;
+    try {
+      body = (String) json.handle();
+    } catch (Exception e) {
+      code = 500;
+      body = new ObjectMapper().writeValueAsString(Map.of("error", String.valueOf(e.getMessage())));
+    }
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().set("Content-Type", "application/json");
+    exchange.sendResponseHeaders(code, bytes.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
   private interface Handler {
     Object handle() throws Exception;
   }
@@ -169,15 +276,20 @@ public final class EstateMain {
   }
 
   private static String query(HttpExchange exchange, String name) {
+    return optionalQuery(exchange, name)
+        .orElseThrow(() -> new IllegalArgumentException("missing query parameter '" + name + "'"));
+  }
+
+  private static java.util.Optional<String> optionalQuery(HttpExchange exchange, String name) {
     String query = exchange.getRequestURI().getRawQuery();
     if (query != null) {
       for (String pair : query.split("&")) {
         int eq = pair.indexOf('=');
         if (eq > 0 && pair.substring(0, eq).equals(name)) {
-          return java.net.URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+          return java.util.Optional.of(java.net.URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
         }
       }
     }
-    throw new IllegalArgumentException("missing query parameter '" + name + "'");
+    return java.util.Optional.empty();
   }
 }

@@ -2,6 +2,7 @@ package dev.inplace.sandbox.stack;
 
 import dev.inplace.sandbox.estate.Estate;
 import dev.inplace.sandbox.estate.EstateView;
+import dev.inplace.sandbox.truth.EstateReport;
 import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.SshSettings;
 import io.fabric8.kubernetes.client.Config;
@@ -87,8 +88,23 @@ public final class RemoteEstate implements EstateView, AutoCloseable {
     return send(HttpRequest.newBuilder(URI.create(description.controlUrl() + "/nodes")).GET().build());
   }
 
-  private void post(String path) {
-    send(HttpRequest.newBuilder(URI.create(description.controlUrl() + path)).POST(HttpRequest.BodyPublishers.noBody()).build());
+  /** The estate's whole ground truth ({@code GET /report}). */
+  public EstateReport report() {
+    return EstateReport.fromJson(
+        send(HttpRequest.newBuilder(URI.create(description.controlUrl() + "/report")).GET().build()));
+  }
+
+  /**
+   * Sets the SSH faults of every host from now on ({@code POST /faults/ssh}); answers the settings
+   * and the counters so far as JSON ({@code dropPercent}, {@code hangPercent}, {@code seed}, {@code
+   * sshDropped}, {@code sshHung}).
+   */
+  public String setSshFaults(int dropPercent, int hangPercent, long seed) {
+    return post("/faults/ssh?drop=" + dropPercent + "&hang=" + hangPercent + "&seed=" + seed);
+  }
+
+  private String post(String path) {
+    return send(HttpRequest.newBuilder(URI.create(description.controlUrl() + path)).POST(HttpRequest.BodyPublishers.noBody()).build());
   }
 
   private String send(HttpRequest request) {

@@ -1,0 +1,234 @@
+package dev.inplace.sandbox.hosts;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.inplace.activities.artifacts.ArtifactCache;
+import dev.inplace.activities.artifacts.ArtifactSourcePolicy;
+import dev.inplace.activities.host.HostActivitiesImpl;
+import dev.inplace.activities.host.HostDistribution;
+import dev.inplace.activities.ssh.SshClientOptions;
+import dev.inplace.activities.ssh.SshConnector;
+import dev.inplace.sandbox.release.FakeRelease;
+import dev.inplace.sandbox.release.FakeReleaseSizes;
+import dev.inplace.sandbox.release.FakeReleases;
+import dev.inplace.sandbox.truth.HostJournal;
+import dev.inplace.sandbox.truth.JournalAudit;
+import dev.inplace.sandbox.truth.JournalEntry;
+import dev.inplace.sandbox.truth.ScriptRun;
+import dev.inplace.workflows.api.HostAccess;
+import dev.inplace.workflows.api.HostActivities;
+import dev.inplace.workflows.api.HostActivities.InstallRequest;
+import dev.inplace.workflows.api.HostActivities.ServiceRequest;
+import dev.inplace.workflows.api.HostActivities.StageRequest;
+import dev.inplace.workflows.api.HostProfile;
+import dev.inplace.workflows.api.NodeRole;
+import dev.inplace.workflows.api.SshSettings;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.common.RetryOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import io.temporal.workflow.Workflow;
+import io.temporal.workflow.WorkflowInterface;
+import io.temporal.workflow.WorkflowMethod;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The product's scripts journal themselves on a sandbox host, run by the product's activities under
+ * Temporal; the SSH faults cut them mid-command and the activity is retried.
+ */
+class ScriptJournalIT {
+  private static final String VERSION = "v1.30.4+k3s1";
+  private static final String TARGET = "v1.31.2+k3s1";
+  private static final String TASK_QUEUE = "journal-it";
+
+  /** Runs one host step with retries; a heartbeat timeout cuts an attempt that never answers. */
+  @WorkflowInterface
+  public interface StepWorkflow {
+    @WorkflowMethod
+    String run(String step, HostAccess host, List<dev.inplace.workflows.api.Artifact> artifacts);
+  }
+
+  public static class StepWorkflowImpl implements StepWorkflow {
+    private static ActivityOptions.Builder options() {
+      return ActivityOptions.newBuilder()
+          .setStartToCloseTimeout(Duration.ofSeconds(60))
+          .setRetryOptions(
+              RetryOptions.newBuilder()
+                  .setInitialInterval(Duration.ofMillis(500))
+                  .setBackoffCoefficient(1)
+                  .setMaximumAttempts(3)
+                  .build());
+    }
+
+    // Restart with a heartbeat timeout (it never heartbeats: an attempt longer than 5 s is cut);
+    // stage and install, slower on a loaded machine, with their start-to-close only.
+    private final HostActivities restarts =
+        Workflow.newActivityStub(HostActivities.class, options().setHeartbeatTimeout(Duration.ofSeconds(5)).build());
+    private final HostActivities host = Workflow.newActivityStub(HostActivities.class, options().build());
+
+    @Override
+    public String run(String step, HostAccess access, List<dev.inplace.workflows.api.Artifact> artifacts) {
+      return switch (step) {
+        case "stage" ->
+            host.stageArtifacts(new StageRequest(access, HostProfile.k3sDefaults(), artifacts)).toString();
+        case "restart" -> restarts.restartService(new ServiceRequest(access, "k3s-agent")).toString();
+        case "install" ->
+            host.installArtifacts(new InstallRequest(access, HostProfile.k3sDefaults(), artifacts)).toString();
+        default -> throw new IllegalArgumentException(step);
+      };
+    }
+  }
+
+  @TempDir Path estate;
+  private SandboxHosts hosts;
+  private HostActivitiesImpl activities;
+  private HostAccess access;
+  private FakeRelease target;
+  private TestWorkflowEnvironment temporal;
+  private final ScheduledExecutorService watcher = Executors.newSingleThreadScheduledExecutor();
+
+  @BeforeEach
+  void setUp() {
+    // A binary large enough that installing it (three digests and a copy) outlasts a fault's delay.
+    FakeReleases releases = new FakeReleases(estate.resolve("artifacts"), new FakeReleaseSizes(48L << 20, 0));
+    releases.add(VERSION);
+    target = releases.add(TARGET);
+    hosts = SandboxHosts.open(estate, new SandboxHosts.Settings("inplace", 0, 91));
+    SandboxHost w0 = hosts.provision("w-0", NodeRole.WORKER, VERSION, releases);
+    Map<String, Map<String, byte[]>> secrets =
+        Map.of(
+            "ssh-key",
+            Map.of(SshSettings.PRIVATE_KEY_DATA_KEY, hosts.clientPrivateKey().getBytes(StandardCharsets.UTF_8)),
+            "known-hosts",
+            Map.of(SshSettings.KNOWN_HOSTS_DATA_KEY, hosts.knownHosts().getBytes(StandardCharsets.UTF_8)));
+    SshConnector ssh = new SshConnector((namespace, name) -> secrets.get(name), SshClientOptions.defaults());
+    activities =
+        new HostActivitiesImpl(
+            ssh,
+            new ArtifactCache(estate.resolve("cache"), ArtifactSourcePolicy.mirror(estate.resolve("artifacts"))),
+            HostDistribution.k3s());
+    access = new HostAccess("team-a", "w-0", w0.address(), new SshSettings(hosts.user(), hosts.port(), "ssh-key", "known-hosts", null));
+    temporal = TestWorkflowEnvironment.newInstance();
+    Worker worker = temporal.newWorker(TASK_QUEUE);
+    worker.registerWorkflowImplementationTypes(StepWorkflowImpl.class);
+    worker.registerActivitiesImplementations(activities);
+    temporal.start();
+  }
+
+  @AfterEach
+  void tearDown() {
+    watcher.shutdownNow();
+    hosts.close(); // first: a hung attempt's connection goes with it
+    temporal.close();
+  }
+
+  @Test
+  void aRealScriptRunJournalsItsBeginActionAndEndWithTheActivitysWorkflowRunAndAttempt() {
+    WorkflowClient client = temporal.getWorkflowClient();
+    StepWorkflow workflow = stub(client, "restart-w-0");
+    workflow.run("restart", access, List.of());
+    String runId = io.temporal.client.WorkflowStub.fromTyped(workflow).getExecution().getRunId();
+
+    HostJournal journal = journal();
+    List<JournalEntry> entries = journal.entries();
+    assertEquals(
+        List.of(JournalEntry.Event.BEGIN, JournalEntry.Event.ACT, JournalEntry.Event.END),
+        entries.stream().map(JournalEntry::event).toList(),
+        journal.lines().toString());
+    for (JournalEntry e : entries) {
+      assertEquals("restart", e.script());
+      assertEquals("restart-w-0", e.workflowId());
+      assertEquals(runId, e.runId());
+      assertEquals(1, e.attempt());
+    }
+    assertEquals("restart", entries.get(1).action());
+    assertEquals("k3s-agent", entries.get(1).field("service"));
+    assertEquals(0, entries.get(2).exit().orElseThrow());
+  }
+
+  @Test
+  void aDropMidCommandLeavesABeginWithoutAnEndAndTheActivityRetriesToSuccess() {
+    stub(temporal.getWorkflowClient(), "stage-w-0").run("stage", access, target.artifacts());
+    long seed = seedWithFirstDelayBetween(120, 300);
+    hosts.sshFaults().set(new SshFaults.Settings(100, 0, seed));
+    clearFaultsAfterFirst(() -> hosts.sshFaults().dropped() > 0);
+
+    stub(temporal.getWorkflowClient(), "install-w-0").run("install", access, target.artifacts());
+
+    assertEquals(1, hosts.sshFaults().dropped());
+    List<ScriptRun> runs = journal().runs().stream().filter(r -> r.script().equals("install")).toList();
+    assertEquals(2, runs.size(), journal().lines().toString());
+    assertTrue(runs.get(0).open(), "the dropped attempt's script was killed mid-way: " + runs.get(0));
+    assertEquals(1, runs.get(0).begin().attempt());
+    assertTrue(runs.get(1).succeeded());
+    assertEquals(2, runs.get(1).begin().attempt());
+    assertEquals(List.of(), JournalAudit.audit(journal()));
+  }
+
+  @Test
+  void aHungCommandIsCutByTheHeartbeatTimeoutAndTheActivityIsRetried() {
+    hosts.sshFaults().set(new SshFaults.Settings(0, 100, seedWithFirstDelayBetween(0, 400)));
+    clearFaultsAfterFirst(() -> hosts.sshFaults().hung() > 0);
+    long start = System.nanoTime();
+
+    stub(temporal.getWorkflowClient(), "restart-hang-w-0").run("restart", access, List.of());
+
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    assertEquals(1, hosts.sshFaults().hung());
+    assertTrue(took.compareTo(Duration.ofSeconds(30)) < 0, "cut by the 5 s heartbeat timeout, not the 60 s budget: " + took);
+    // The hung attempt's script either hangs stopped (no end) or ended without its answer reaching
+    // the worker; the retry runs it again to success.
+    List<ScriptRun> runs = journal().runs();
+    assertEquals(List.of(1, 2), runs.stream().map(r -> r.begin().attempt()).toList(), journal().lines().toString());
+    assertTrue(runs.get(1).succeeded());
+  }
+
+  private HostJournal journal() {
+    return HostJournal.read("w-0", hosts.host("w-0").root());
+  }
+
+  private StepWorkflow stub(WorkflowClient client, String id) {
+    return client.newWorkflowStub(
+        StepWorkflow.class, WorkflowOptions.newBuilder().setWorkflowId(id).setTaskQueue(TASK_QUEUE).build());
+  }
+
+  /** The SSH faults bite once: cleared as soon as the first has bitten, before the retry. */
+  private void clearFaultsAfterFirst(java.util.function.BooleanSupplier bitten) {
+    watcher.scheduleWithFixedDelay(
+        () -> {
+          if (bitten.getAsBoolean()) {
+            hosts.sshFaults().set(SshFaults.Settings.none());
+          }
+        },
+        5,
+        5,
+        TimeUnit.MILLISECONDS);
+  }
+
+  /** A seed whose first faulted command waits {@code min..max} ms before the fault bites. */
+  private static long seedWithFirstDelayBetween(int min, int max) {
+    for (long seed = 1; ; seed++) {
+      Random r = new Random(seed);
+      r.nextInt(100); // the draw of nextCommand
+      int delay = r.nextInt(SshFaults.DROP_WITHIN_MILLIS + 1);
+      if (delay >= min && delay <= max) {
+        return seed;
+      }
+    }
+  }
+}
