@@ -4,7 +4,9 @@ import dev.inplace.workflows.api.ClusterApiActivities.BookkeepingResult;
 import dev.inplace.workflows.api.ClusterApiActivities.ControlPlaneVersionRequest;
 import dev.inplace.workflows.api.ClusterApiActivities;
 import dev.inplace.workflows.api.ClusterInventory;
+import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow;
+import dev.inplace.workflows.api.HostActivities;
 import dev.inplace.workflows.api.HostActivities.ArtifactCheckRequest;
 import dev.inplace.workflows.api.HostActivities.EtcdSnapshotRequest;
 import dev.inplace.workflows.api.HostActivities.EtcdSnapshotResult;
@@ -23,8 +25,10 @@ import dev.inplace.workflows.api.NodePhase;
 import dev.inplace.workflows.api.NodeRole;
 import dev.inplace.workflows.api.NodeStatus;
 import dev.inplace.workflows.api.NodeUpgradeRequest;
+import dev.inplace.workflows.api.NodeUpgradeTemplate;
 import dev.inplace.workflows.api.ObjectRef;
 import dev.inplace.workflows.api.SearchAttributes;
+import dev.inplace.workflows.api.UpgradeProgress;
 import dev.inplace.workflows.api.UpgradeProgress.RunPhase;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import dev.inplace.workflows.options.ActivityOptionsCatalog;
@@ -46,9 +50,20 @@ import org.slf4j.Logger;
  *
  * <p>A control plane has a handful of nodes, so its history stays small and it never continues as new.
  */
-public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements ControlPlaneUpgradeWorkflow {
+public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkflow {
   private static final Logger log = Workflow.getLogger(ControlPlaneUpgradeWorkflowImpl.class);
 
+  private final ClusterApiActivities clusterApi =
+      Workflow.newActivityStub(ClusterApiActivities.class, ActivityOptionsCatalog.kubeCall());
+  private final NodeActivities nodes =
+      Workflow.newActivityStub(NodeActivities.class, ActivityOptionsCatalog.kubeCall());
+  private final HostActivities hosts =
+      Workflow.newActivityStub(
+          HostActivities.class,
+          ActivityOptionsCatalog.hostStep(),
+          Map.of(
+              "SnapshotEtcd", ActivityOptionsCatalog.etcdSnapshot(),
+              "VerifyArtifacts", ActivityOptionsCatalog.artifactFetch()));
   private final NodeActivities healthGate =
       Workflow.newActivityStub(
           NodeActivities.class,
@@ -61,6 +76,17 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
    */
   static final String PAUSE_CONTROL_PLANE_CHANGE = "control-plane-paused-for-run";
 
+  private final NodeBook book = new NodeBook();
+  private final NodeThreads threads = new NodeThreads();
+  private final RunRules rules = RunRules.oneAtATime();
+  private final RunStatus status = new RunStatus(SearchAttributes.KIND_CONTROL_PLANE, book, rules, threads);
+  private final NodeChildren children =
+      new NodeChildren(clusterApi, book, threads, this::gate, this::requestFor, status::warn);
+  private final NodeLoop loop = new NodeLoop(book, threads, rules, status, children);
+  private final OperatorControls controls =
+      new OperatorControls(SearchAttributes.KIND_CONTROL_PLANE, book, rules, threads);
+  private ClusterRef cluster;
+  private NodeUpgradeTemplate template;
   private List<MachineInfo> controlPlanes = List.of();
   /** The control-plane object's pause for the run, and what the end does with it. */
   private final ControlPlanePause pause = new ControlPlanePause(clusterApi, book);
@@ -68,17 +94,17 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
   /** The kubelet version of each control-plane node as preflight saw it, by node name. */
   private final Map<String, String> observed = new LinkedHashMap<>();
 
-  public ControlPlaneUpgradeWorkflowImpl() {
-    super(SearchAttributes.KIND_CONTROL_PLANE);
-  }
-
   @Override
   public ControlPlaneUpgradeResult upgrade(ControlPlaneUpgradeRequest request) {
     try {
       validate(request);
-      begin(request.cluster(), request.template(), request.window(), request.soakSeconds(), false);
+      cluster = request.cluster();
+      template = request.template();
+      children.begin(cluster, target());
+      status.begin(cluster, template, false);
+      loop.begin(cluster, target(), request.window(), request.soakSeconds());
       ClusterInventory inventory =
-          preflight("reading cluster " + request.cluster(), UpgradeFailures.PREFLIGHT_FAILED,
+          status.preflight("reading cluster " + request.cluster(), UpgradeFailures.PREFLIGHT_FAILED,
               () -> clusterApi.describeCluster(request.cluster()));
       controlPlaneObject = inventory.controlPlane();
       Map<String, NodeUpgradeRequest> requests = checkControlPlanes(inventory);
@@ -89,16 +115,16 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
           pauseControlPlane(inventory.controlPlane());
         }
       }
-      upgradeNodes();
+      loop.run();
       recordVersion(inventory.controlPlane());
       return result();
     } catch (CanceledFailure e) {
-      waitForNodesAfterCancellation();
+      loop.waitForNodesAfterCancellation();
       if (controlPlaneObject != null) {
         Workflow.newDetachedCancellationScope(() -> {
-          String note = pause.releaseOrKeep(cluster(), controlPlaneObject, target(), this::warn);
+          String note = pause.releaseOrKeep(cluster(), controlPlaneObject, target(), status::warn);
           if (!note.isEmpty()) {
-            setPhase(RunPhase.ABORTED, "cancelled; " + counts() + note);
+            status.setPhase(RunPhase.ABORTED, "cancelled; " + status.counts() + note);
           }
         }).run();
       }
@@ -110,14 +136,14 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
 
   private void validate(ControlPlaneUpgradeRequest request) {
     if (request == null || request.cluster() == null || request.template() == null) {
-      throw refuse(UpgradeFailures.INVALID_REQUEST, "a cluster and a node template are required");
+      throw status.refuse(UpgradeFailures.INVALID_REQUEST, "a cluster and a node template are required");
     }
     if (!KubeVersion.isValid(request.template().targetVersion())) {
-      throw refuse(UpgradeFailures.INVALID_REQUEST,
+      throw status.refuse(UpgradeFailures.INVALID_REQUEST,
           "'" + request.template().targetVersion() + "' is not a Kubernetes version like v1.31.2+k3s1");
     }
     if (request.soakSeconds() < 0) {
-      throw refuse(UpgradeFailures.INVALID_REQUEST, "soakSeconds must be >= 0");
+      throw status.refuse(UpgradeFailures.INVALID_REQUEST, "soakSeconds must be >= 0");
     }
   }
 
@@ -128,24 +154,24 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
   private Map<String, NodeUpgradeRequest> checkControlPlanes(ClusterInventory inventory) {
     controlPlanes = inventory.machines().stream().filter(m -> m.role() == NodeRole.CONTROL_PLANE).toList();
     if (controlPlanes.isEmpty()) {
-      throw refuse(UpgradeFailures.INVALID_REQUEST, "cluster " + cluster() + " has no control-plane Machines");
+      throw status.refuse(UpgradeFailures.INVALID_REQUEST, "cluster " + cluster() + " has no control-plane Machines");
     }
     Map<String, NodeUpgradeRequest> requests = new LinkedHashMap<>();
     for (MachineInfo m : controlPlanes) {
       try {
         requests.put(m.nodeName(), template().forNode(m.target(cluster())));
       } catch (IllegalArgumentException e) {
-        throw refuse(UpgradeFailures.INVALID_REQUEST, "Machine " + m.name() + ": " + e.getMessage());
+        throw status.refuse(UpgradeFailures.INVALID_REQUEST, "Machine " + m.name() + ": " + e.getMessage());
       }
     }
     ClusterPreflight.versionSkew(controlPlanes, target())
         .ifPresent(why -> {
-          throw refuse(UpgradeFailures.UNSUPPORTED_VERSION_SKEW, why);
+          throw status.refuse(UpgradeFailures.UNSUPPORTED_VERSION_SKEW, why);
         });
 
     List<String> names = controlPlanes.stream().map(MachineInfo::nodeName).toList();
     NodesState states =
-        preflight("inspecting the control-plane nodes", UpgradeFailures.PREFLIGHT_FAILED,
+        status.preflight("inspecting the control-plane nodes", UpgradeFailures.PREFLIGHT_FAILED,
             () -> nodes.inspectNodes(new NodesRequest(cluster(), names)));
     List<String> missing = new ArrayList<>();
     List<String> notReady = new ArrayList<>();
@@ -164,11 +190,11 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
       }
     }
     if (!missing.isEmpty()) {
-      throw refuse(UpgradeFailures.NODE_NOT_FOUND,
+      throw status.refuse(UpgradeFailures.NODE_NOT_FOUND,
           "control-plane Node(s) not found in the workload cluster: " + ClusterPreflight.list(missing));
     }
     if (!notReady.isEmpty()) {
-      throw refuse(UpgradeFailures.NODE_NOT_READY,
+      throw status.refuse(UpgradeFailures.NODE_NOT_READY,
           "control-plane node(s) not Ready: " + ClusterPreflight.list(notReady));
     }
 
@@ -179,17 +205,17 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
       }
       NodeUpgradeRequest child = requests.get(m.nodeName());
       HostFacts facts =
-          preflight("inspecting the host of " + m.nodeName(), UpgradeFailures.PREFLIGHT_FAILED,
+          status.preflight("inspecting the host of " + m.nodeName(), UpgradeFailures.PREFLIGHT_FAILED,
               () -> hosts.inspectHost(new HostInspectRequest(
                   child.hostAccess(), child.distribution(), NodeRole.CONTROL_PLANE, child.profile(), child.artifacts())));
       Optional<ApplicationFailure> refusal = NodePreflight.refusal(child, state, facts);
       if (refusal.isPresent()) {
-        throw refuse(refusal.get().getType(), refusal.get().getOriginalMessage());
+        throw status.refuse(refusal.get().getType(), refusal.get().getOriginalMessage());
       }
     }
-    preflight("verifying the artifacts of " + target(), UpgradeFailures.ARTIFACT_UNAVAILABLE,
+    status.preflight("verifying the artifacts of " + target(), UpgradeFailures.ARTIFACT_UNAVAILABLE,
         () -> hosts.verifyArtifacts(new ArtifactCheckRequest(template().artifacts())));
-    warnAboutBudgets();
+    status.warnAboutBudgets(nodes, cluster());
 
     book.load(controlPlanes, List.of());
     for (MachineInfo m : controlPlanes) {
@@ -200,16 +226,6 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
     return requests;
   }
 
-  private void warnAboutBudgets() {
-    try {
-      BudgetReport report = nodes.listBlockingBudgets(cluster());
-      ClusterPreflight.budgetWarning(report.blocking()).ifPresent(this::warn);
-    } catch (ActivityFailure e) {
-      Failures.rethrowIfCancelled(e);
-      warn("could not list PodDisruptionBudgets: " + Failures.describe(e));
-    }
-  }
-
   /** The etcd snapshot on the first control-plane node, unless every one already runs the target. */
   private void snapshotEtcd(NodeUpgradeRequest first) {
     if (controlPlanes.stream().allMatch(m -> target().equals(observed.get(m.nodeName())))) {
@@ -217,49 +233,28 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
     }
     String name = ClusterPreflight.snapshotName(target());
     String node = first.node().nodeName();
-    setPhase(RunPhase.PREFLIGHT, "taking etcd snapshot " + name + " on " + node);
+    status.setPhase(RunPhase.PREFLIGHT, "taking etcd snapshot " + name + " on " + node);
     try {
       EtcdSnapshotResult snapshot =
           hosts.snapshotEtcd(new EtcdSnapshotRequest(first.hostAccess(), first.distribution(), first.profile(), name));
-      setEtcdSnapshot(snapshot.name());
+      status.setEtcdSnapshot(snapshot.name());
       log.info("etcd snapshot {} on {} at {}{}", snapshot.name(), node, snapshot.location(),
               snapshot.alreadyTaken() ? " (taken by an earlier attempt)" : "");
     } catch (ActivityFailure e) {
       Failures.rethrowIfCancelled(e);
-      throw refuse(Failures.typeOf(e, UpgradeFailures.ETCD_SNAPSHOT_FAILED),
+      throw status.refuse(Failures.typeOf(e, UpgradeFailures.ETCD_SNAPSHOT_FAILED),
           "etcd snapshot " + name + " on " + node + " failed: " + Failures.describe(e));
     }
   }
 
   // ---- the node loop's control-plane rules ------------------------------------------------------
 
-  @Override
-  protected int window() {
-    return 1;
-  }
-
-  @Override
-  protected String maxUnavailable() {
-    return "1";
-  }
-
-  @Override
-  protected void checkMaxUnavailable(String value) {
-    throw new IllegalStateException("control-plane nodes are upgraded one at a time; maxUnavailable cannot change");
-  }
-
-  @Override
-  protected String applyMaxUnavailable(String value) {
-    throw new IllegalStateException("control-plane nodes are upgraded one at a time");
-  }
-
   /**
    * The health gate: every control-plane node Ready at the version it should run now (the target
    * once upgraded, what preflight saw otherwise), the apiserver ready and, on k3s, every server an
    * etcd voter.
    */
-  @Override
-  protected void beforeNode(MachineInfo machine) {
+  private void gate(MachineInfo machine) {
     book.note(machine.nodeName(), "waiting for every control-plane node to be healthy");
     List<ExpectedNode> expected =
         controlPlanes.stream()
@@ -277,9 +272,8 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
    * runs the target yet: normally the first, and the next one if the first was rolled back and
    * skipped. Every later one runs {@code kubeadm upgrade node}. Only the child's input changes.
    */
-  @Override
-  protected NodeUpgradeRequest requestFor(MachineInfo machine) {
-    NodeUpgradeRequest request = super.requestFor(machine);
+  private NodeUpgradeRequest requestFor(MachineInfo machine) {
+    NodeUpgradeRequest request = template.forNode(machine.target(cluster));
     if (!template().distribution().hasUpgradeCommand()) {
       return request;
     }
@@ -291,8 +285,7 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
   }
 
   private String expectedVersion(MachineInfo m) {
-    NodeStatus status = book.status(m.nodeName());
-    return status.phase() == NodePhase.UPGRADED ? target() : observed.get(m.nodeName());
+    return book.status(m.nodeName()).phase() == NodePhase.UPGRADED ? target() : observed.get(m.nodeName());
   }
 
   // ---- end --------------------------------------------------------------------------------------
@@ -314,7 +307,7 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
           done == null || done.patches().isEmpty() ? "already paused" : String.join("; ", done.patches()));
     } catch (ActivityFailure e) {
       Failures.rethrowIfCancelled(e);
-      throw refuse(Failures.typeOf(e, UpgradeFailures.KUBERNETES_API_ERROR),
+      throw status.refuse(Failures.typeOf(e, UpgradeFailures.KUBERNETES_API_ERROR),
           "could not pause " + controlPlane.kind() + " " + controlPlane.name() + ": " + Failures.describe(e)
               + "; nothing was changed");
     }
@@ -323,30 +316,30 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
   private void recordVersion(ObjectRef controlPlane) {
     String object = controlPlane.kind() + " " + controlPlane.name();
     if (book.aborting()) {
-      String note = pause.releaseOrKeep(cluster(), controlPlane, target(), this::warn);
-      end(RunPhase.ABORTED, "aborted: " + counts() + "; " + target() + " not recorded on " + object + note);
+      String note = pause.releaseOrKeep(cluster(), controlPlane, target(), status::warn);
+      status.end(RunPhase.ABORTED, "aborted: " + status.counts() + "; " + target() + " not recorded on " + object + note);
       return;
     }
     if (!book.allUpgraded()) {
       List<String> skipped =
           book.statuses().stream().filter(s -> s.phase() == NodePhase.SKIPPED).map(NodeStatus::node).toList();
-      String note = pause.releaseOrKeep(cluster(), controlPlane, target(), this::warn);
-      end(outcome(), counts() + "; " + target() + " not recorded on " + object + " because "
+      String note = pause.releaseOrKeep(cluster(), controlPlane, target(), status::warn);
+      status.end(status.outcome(), status.counts() + "; " + target() + " not recorded on " + object + " because "
           + ClusterPreflight.list(skipped) + " stayed on the old version (skipped)" + note);
       return;
     }
     book.finish();
-    setPhase(RunPhase.RECORDING, "recording " + target() + " on " + object);
+    status.setPhase(RunPhase.RECORDING, "recording " + target() + " on " + object);
     try {
       BookkeepingResult done =
           clusterApi.recordControlPlaneVersion(
               new ControlPlaneVersionRequest(
                   cluster().namespace(), controlPlane, target(), Workflow.getInfo().getWorkflowId()));
-      end(RunPhase.SUCCEEDED, "every control-plane node runs " + target() + "; "
+      status.end(RunPhase.SUCCEEDED, "every control-plane node runs " + target() + "; "
           + (done == null || done.patches().isEmpty() ? object + " already recorded it" : String.join("; ", done.patches())));
     } catch (ActivityFailure e) {
       Failures.rethrowIfCancelled(e);
-      end(RunPhase.FAILED, "every control-plane node runs " + target() + " but recording it on " + object
+      status.end(RunPhase.FAILED, "every control-plane node runs " + target() + " but recording it on " + object
           + " failed: " + Failures.describe(e) + "; set its spec.version to " + target()
           + " so CAPI does not roll the machines");
     }
@@ -356,13 +349,41 @@ public class ControlPlaneUpgradeWorkflowImpl extends RollingUpgrade implements C
     return new ControlPlaneUpgradeResult(
         cluster(),
         target(),
-        etcdSnapshot(),
+        status.etcdSnapshot(),
         book.upgraded(),
         book.failed(),
         book.skipped(),
         book.aborting(),
         book.statuses(),
         pause.leftPaused(),
-        message());
+        status.message());
   }
+
+  private ClusterRef cluster() {
+    return cluster;
+  }
+
+  private NodeUpgradeTemplate template() {
+    return template;
+  }
+
+  private String target() {
+    return template.targetVersion();
+  }
+
+  // ---- operator controls and progress -----------------------------------------------------------
+
+  @Override public String pause() { return controls.pause(); }
+  @Override public void validatePause() { controls.validatePause(); }
+  @Override public String resume() { return controls.resume(); }
+  @Override public void validateResume() { controls.validateResume(); }
+  @Override public String abort() { return controls.abort(); }
+  @Override public void validateAbort() { controls.validateAbort(); }
+  @Override public String setMaxUnavailable(String value) { return controls.setMaxUnavailable(value); }
+  @Override public void validateSetMaxUnavailable(String value) { controls.validateSetMaxUnavailable(value); }
+  @Override public String retryNode(String node) { return controls.retryNode(node); }
+  @Override public void validateRetryNode(String node) { controls.validateRetryNode(node); }
+  @Override public String skipNode(String node) { return controls.skipNode(node); }
+  @Override public void validateSkipNode(String node) { controls.validateSkipNode(node); }
+  @Override public UpgradeProgress progress() { return status.progress(); }
 }

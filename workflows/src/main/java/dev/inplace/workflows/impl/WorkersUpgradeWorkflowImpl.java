@@ -1,10 +1,13 @@
 package dev.inplace.workflows.impl;
 
+import dev.inplace.workflows.api.ClusterApiActivities;
 import dev.inplace.workflows.api.ClusterApiActivities.BookkeepingResult;
 import dev.inplace.workflows.api.ClusterApiActivities.PoolVersionRequest;
 import dev.inplace.workflows.api.ClusterInventory;
 import dev.inplace.workflows.api.ClusterInventory.PoolInfo;
+import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.FailurePolicy;
+import dev.inplace.workflows.api.HostActivities;
 import dev.inplace.workflows.api.HostActivities.ArtifactCheckRequest;
 import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.MachineInfo;
@@ -13,7 +16,10 @@ import dev.inplace.workflows.api.NodeActivities.BudgetReport;
 import dev.inplace.workflows.api.NodeActivities.ControlPlaneCheckRequest;
 import dev.inplace.workflows.api.NodeActivities.ExpectedNode;
 import dev.inplace.workflows.api.NodeRole;
+import dev.inplace.workflows.api.NodeUpgradeRequest;
+import dev.inplace.workflows.api.NodeUpgradeTemplate;
 import dev.inplace.workflows.api.SearchAttributes;
+import dev.inplace.workflows.api.UpgradeProgress;
 import dev.inplace.workflows.api.UpgradeProgress.RunPhase;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
 import dev.inplace.workflows.failure.UpgradeFailures;
@@ -23,6 +29,7 @@ import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 
@@ -36,7 +43,7 @@ import org.slf4j.Logger;
  * next run skips the cluster preflight. So a pool of a
  * thousand nodes is one logical run of many short histories, and no node is upgraded twice or lost.
  */
-public class WorkersUpgradeWorkflowImpl extends RollingUpgrade implements WorkersUpgradeWorkflow {
+public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
   private static final Logger log = Workflow.getLogger(WorkersUpgradeWorkflowImpl.class);
 
   /**
@@ -45,16 +52,29 @@ public class WorkersUpgradeWorkflowImpl extends RollingUpgrade implements Worker
    */
   public static final int DEFAULT_HISTORY_LIMIT = 5000;
 
+  private final ClusterApiActivities clusterApi =
+      Workflow.newActivityStub(ClusterApiActivities.class, ActivityOptionsCatalog.kubeCall());
+  private final NodeActivities nodes =
+      Workflow.newActivityStub(NodeActivities.class, ActivityOptionsCatalog.kubeCall());
+  private final HostActivities hosts =
+      Workflow.newActivityStub(HostActivities.class, ActivityOptionsCatalog.hostStep(),
+          Map.of("VerifyArtifacts", ActivityOptionsCatalog.artifactFetch()));
   private final NodeActivities startGate =
       Workflow.newActivityStub(
           NodeActivities.class,
           ActivityOptionsCatalog.controlPlaneHealth(ActivityOptionsCatalog.WORKERS_GATE_SECONDS));
 
+  private final NodeBook book = new NodeBook();
+  private final NodeThreads threads = new NodeThreads();
+  private final PoolRules rules = new PoolRules(book);
+  private final RunStatus status = new RunStatus(SearchAttributes.KIND_WORKERS, book, rules, threads);
+  private final NodeChildren children = new NodeChildren(
+      clusterApi, book, threads, m -> {}, this::requestFor, status::warn);
+  private final NodeLoop loop = new NodeLoop(book, threads, rules, status, children);
+  private final OperatorControls controls = new OperatorControls(SearchAttributes.KIND_WORKERS, book, rules, threads);
   private final int configuredHistoryLimit;
-  private int historyLimit;
-  private MaxUnavailable maxUnavailable = MaxUnavailable.parse("1");
-  private FailurePolicy policy = FailurePolicy.HALT;
-  private int maxFailures;
+  private ClusterRef cluster;
+  private NodeUpgradeTemplate template;
   private int runs = 1;
 
   public WorkersUpgradeWorkflowImpl() {
@@ -63,40 +83,47 @@ public class WorkersUpgradeWorkflowImpl extends RollingUpgrade implements Worker
 
   /** @param historyLimit history events a run stays within before it continues as new (tests use small values) */
   public WorkersUpgradeWorkflowImpl(int historyLimit) {
-    super(SearchAttributes.KIND_WORKERS);
     this.configuredHistoryLimit = historyLimit;
   }
 
   @Override
   public WorkersUpgradeResult upgrade(WorkersUpgradeRequest request) {
     // Recorded in history, so a replay decides with the limit the run had even if the default changes.
-    historyLimit = Workflow.sideEffect(Integer.class, () -> configuredHistoryLimit);
+    int historyLimit = Workflow.sideEffect(Integer.class, () -> configuredHistoryLimit);
     try {
       validate(request);
-      policy = request.onFailure() == null ? FailurePolicy.HALT : request.onFailure();
-      maxFailures = request.maxFailures();
+      FailurePolicy policy = request.onFailure() == null ? FailurePolicy.HALT : request.onFailure();
       WorkersCarriedState carried = request.carried();
       if (carried == null) {
-        maxUnavailable = MaxUnavailable.parse(request.maxUnavailable() == null ? "1" : request.maxUnavailable());
-        begin(request.cluster(), request.template(), request.window(), request.soakSeconds(), false);
+        rules.set(request.maxUnavailable() == null ? "1" : request.maxUnavailable(), policy, request.maxFailures(), historyLimit);
+        begin(request, false);
         checkPool(request);
       } else {
-        maxUnavailable = MaxUnavailable.parse(carried.maxUnavailable());
+        rules.set(carried.maxUnavailable(), policy, request.maxFailures(), historyLimit);
         runs = carried.runs();
         book.load(carried.machines(), carried.nodes());
         book.restoreControls(carried.paused(), carried.aborting());
-        begin(request.cluster(), request.template(), request.window(), request.soakSeconds(), true);
-        log.info("run {} of {}: {}", runs, Workflow.getInfo().getWorkflowId(), counts());
+        begin(request, true);
+        log.info("run {} of {}: {}", runs, Workflow.getInfo().getWorkflowId(), status.counts());
       }
-      if (upgradeNodes() == LoopEnd.CONTINUE_AS_NEW) {
+      if (loop.run() == NodeLoop.End.CONTINUE_AS_NEW) {
         continueAsNew(request);
       }
       recordPoolVersion(request.machineDeployment());
       return result(request);
     } catch (CanceledFailure e) {
-      waitForNodesAfterCancellation();
+      loop.waitForNodesAfterCancellation();
       throw e;
     }
+  }
+
+  /** Freezes the run's inputs: how it marks Machines, then its search attributes. */
+  private void begin(WorkersUpgradeRequest request, boolean resumed) {
+    cluster = request.cluster();
+    template = request.template();
+    children.begin(cluster, target());
+    status.begin(cluster, template, resumed);
+    loop.begin(cluster, target(), request.window(), request.soakSeconds());
   }
 
   private void continueAsNew(WorkersUpgradeRequest request) {
@@ -104,8 +131,8 @@ public class WorkersUpgradeWorkflowImpl extends RollingUpgrade implements Worker
     Workflow.await(Workflow::isEveryHandlerFinished);
     WorkersCarriedState next =
         new WorkersCarriedState(
-            book.machines(), book.statuses(), maxUnavailable.text(), book.paused(), book.aborting(), runs + 1);
-    log.info("continuing as new at {} events: run {} next, {}", Workflow.getInfo().getHistoryLength(), runs + 1, counts());
+            book.machines(), book.statuses(), rules.maxUnavailable(), book.paused(), book.aborting(), runs + 1);
+    log.info("continuing as new at {} events: run {} next, {}", Workflow.getInfo().getHistoryLength(), runs + 1, status.counts());
     Workflow.continueAsNew(request.withCarried(next));
     throw new IllegalStateException("continueAsNew returned");
   }
@@ -114,26 +141,26 @@ public class WorkersUpgradeWorkflowImpl extends RollingUpgrade implements Worker
 
   private void validate(WorkersUpgradeRequest request) {
     if (request == null || request.cluster() == null || request.template() == null) {
-      throw refuse(UpgradeFailures.INVALID_REQUEST, "a cluster and a node template are required");
+      throw status.refuse(UpgradeFailures.INVALID_REQUEST, "a cluster and a node template are required");
     }
     if (request.machineDeployment() == null || request.machineDeployment().isBlank()) {
-      throw refuse(UpgradeFailures.INVALID_REQUEST, "a MachineDeployment is required");
+      throw status.refuse(UpgradeFailures.INVALID_REQUEST, "a MachineDeployment is required");
     }
     if (!KubeVersion.isValid(request.template().targetVersion())) {
-      throw refuse(UpgradeFailures.INVALID_REQUEST,
+      throw status.refuse(UpgradeFailures.INVALID_REQUEST,
           "'" + request.template().targetVersion() + "' is not a Kubernetes version like v1.31.2+k3s1");
     }
     if (request.maxFailures() < 0 || request.soakSeconds() < 0) {
-      throw refuse(UpgradeFailures.INVALID_REQUEST, "maxFailures and soakSeconds must be >= 0");
+      throw status.refuse(UpgradeFailures.INVALID_REQUEST, "maxFailures and soakSeconds must be >= 0");
     }
     try {
       MaxUnavailable.parse(request.maxUnavailable() == null ? "1" : request.maxUnavailable());
     } catch (IllegalArgumentException e) {
-      throw refuse(UpgradeFailures.INVALID_REQUEST, e.getMessage());
+      throw status.refuse(UpgradeFailures.INVALID_REQUEST, e.getMessage());
     }
     WorkersCarriedState carried = request.carried();
     if (carried != null && (carried.machines() == null || carried.nodes() == null)) {
-      throw refuse(UpgradeFailures.INVALID_REQUEST, "carried state without machines or nodes");
+      throw status.refuse(UpgradeFailures.INVALID_REQUEST, "carried state without machines or nodes");
     }
   }
 
@@ -141,11 +168,11 @@ public class WorkersUpgradeWorkflowImpl extends RollingUpgrade implements Worker
   private void checkPool(WorkersUpgradeRequest request) {
     String md = request.machineDeployment();
     ClusterInventory inventory =
-        preflight("reading cluster " + cluster(), UpgradeFailures.PREFLIGHT_FAILED,
+        status.preflight("reading cluster " + cluster(), UpgradeFailures.PREFLIGHT_FAILED,
             () -> clusterApi.describeCluster(cluster()));
     List<String> pools = inventory.pools().stream().map(PoolInfo::machineDeployment).toList();
     if (!pools.contains(md)) {
-      throw refuse(UpgradeFailures.INVALID_REQUEST, "MachineDeployment " + md + " not found in cluster " + cluster()
+      throw status.refuse(UpgradeFailures.INVALID_REQUEST, "MachineDeployment " + md + " not found in cluster " + cluster()
           + "; it has: " + (pools.isEmpty() ? "none" : ClusterPreflight.list(pools)));
     }
     List<MachineInfo> pool =
@@ -154,18 +181,18 @@ public class WorkersUpgradeWorkflowImpl extends RollingUpgrade implements Worker
       try {
         template().forNode(m.target(cluster()));
       } catch (IllegalArgumentException e) {
-        throw refuse(UpgradeFailures.INVALID_REQUEST, "Machine " + m.name() + ": " + e.getMessage());
+        throw status.refuse(UpgradeFailures.INVALID_REQUEST, "Machine " + m.name() + ": " + e.getMessage());
       }
     }
     requireControlPlaneAtTarget(
         inventory.machines().stream().filter(m -> m.role() == NodeRole.CONTROL_PLANE).toList());
     ClusterPreflight.versionSkew(pool, target())
         .ifPresent(why -> {
-          throw refuse(UpgradeFailures.UNSUPPORTED_VERSION_SKEW, why);
+          throw status.refuse(UpgradeFailures.UNSUPPORTED_VERSION_SKEW, why);
         });
-    preflight("verifying the artifacts of " + target(), UpgradeFailures.ARTIFACT_UNAVAILABLE,
+    status.preflight("verifying the artifacts of " + target(), UpgradeFailures.ARTIFACT_UNAVAILABLE,
         () -> hosts.verifyArtifacts(new ArtifactCheckRequest(template().artifacts())));
-    warnAboutBudgets();
+    status.warnAboutBudgets(nodes, cluster());
 
     book.load(pool, List.of());
     for (MachineInfo m : pool) {
@@ -186,7 +213,7 @@ public class WorkersUpgradeWorkflowImpl extends RollingUpgrade implements Worker
       }
     }
     if (!behind.isEmpty()) {
-      throw refuse(UpgradeFailures.UNSUPPORTED_VERSION_SKEW, "control plane not at " + target() + ": "
+      throw status.refuse(UpgradeFailures.UNSUPPORTED_VERSION_SKEW, "control plane not at " + target() + ": "
           + ClusterPreflight.list(behind) + "; upgrade the control plane first");
     }
     try {
@@ -199,84 +226,35 @@ public class WorkersUpgradeWorkflowImpl extends RollingUpgrade implements Worker
     } catch (ActivityFailure e) {
       Failures.rethrowIfCancelled(e);
       String type = Failures.typeOf(e, UpgradeFailures.CONTROL_PLANE_UNHEALTHY);
-      throw refuse(
+      throw status.refuse(
           UpgradeFailures.CONTROL_PLANE_UNHEALTHY.equals(type) ? UpgradeFailures.UNSUPPORTED_VERSION_SKEW : type,
           "control plane not at " + target() + ": " + Failures.describe(e));
     }
-  }
-
-  private void warnAboutBudgets() {
-    try {
-      BudgetReport report = nodes.listBlockingBudgets(cluster());
-      ClusterPreflight.budgetWarning(report.blocking()).ifPresent(this::warn);
-    } catch (ActivityFailure e) {
-      Failures.rethrowIfCancelled(e);
-      warn("could not list PodDisruptionBudgets: " + Failures.describe(e));
-    }
-  }
-
-  // ---- the node loop's worker rules -------------------------------------------------------------
-
-  @Override
-  protected int window() {
-    return maxUnavailable.windowFor(book.total());
-  }
-
-  @Override
-  protected String maxUnavailable() {
-    return maxUnavailable.text();
-  }
-
-  @Override
-  protected void checkMaxUnavailable(String value) {
-    book.checkRunning();
-    MaxUnavailable.parse(value);
-  }
-
-  @Override
-  protected String applyMaxUnavailable(String value) {
-    maxUnavailable = MaxUnavailable.parse(value);
-    return "maxUnavailable " + maxUnavailable.text() + ": up to " + window() + " node(s) at once";
-  }
-
-  @Override
-  protected FailurePolicy failurePolicy() {
-    return policy;
-  }
-
-  @Override
-  protected int maxFailures() {
-    return maxFailures;
-  }
-
-  @Override
-  protected long historyLimit() {
-    return historyLimit;
   }
 
   // ---- end --------------------------------------------------------------------------------------
 
   private void recordPoolVersion(String md) {
     if (book.aborting()) {
-      end(RunPhase.ABORTED, "aborted: " + counts() + "; " + target() + " not recorded on MachineDeployment " + md);
+      status.end(RunPhase.ABORTED, "aborted: " + status.counts() + "; " + target() + " not recorded on MachineDeployment " + md);
       return;
     }
     if (!book.allUpgraded()) {
-      end(outcome(), counts() + "; " + target() + " not recorded on MachineDeployment " + md
+      status.end(status.outcome(), status.counts() + "; " + target() + " not recorded on MachineDeployment " + md
           + " because not every node of the pool runs it");
       return;
     }
     book.finish();
-    setPhase(RunPhase.RECORDING, "recording " + target() + " on MachineDeployment " + md);
+    status.setPhase(RunPhase.RECORDING, "recording " + target() + " on MachineDeployment " + md);
     try {
       BookkeepingResult done =
           clusterApi.recordWorkerPoolVersion(
               new PoolVersionRequest(cluster().namespace(), md, target(), Workflow.getInfo().getWorkflowId()));
-      end(RunPhase.SUCCEEDED, "every node of " + md + " runs " + target() + "; "
+      status.end(RunPhase.SUCCEEDED, "every node of " + md + " runs " + target() + "; "
           + (done == null || done.patches().isEmpty() ? "already recorded" : String.join("; ", done.patches())));
     } catch (ActivityFailure e) {
       Failures.rethrowIfCancelled(e);
-      end(RunPhase.FAILED, "every node of " + md + " runs " + target() + " but recording it failed: "
+      status.end(RunPhase.FAILED, "every node of " + md + " runs " + target() + " but recording it failed: "
           + Failures.describe(e) + "; set the MachineSet and MachineDeployment version to " + target()
           + " so CAPI does not roll the machines");
     }
@@ -294,4 +272,36 @@ public class WorkersUpgradeWorkflowImpl extends RollingUpgrade implements Worker
         runs,
         book.statuses());
   }
+
+  private NodeUpgradeRequest requestFor(MachineInfo machine) {
+    return template.forNode(machine.target(cluster));
+  }
+
+  private ClusterRef cluster() {
+    return cluster;
+  }
+
+  private NodeUpgradeTemplate template() {
+    return template;
+  }
+
+  private String target() {
+    return template.targetVersion();
+  }
+
+  // ---- operator controls and progress -----------------------------------------------------------
+
+  @Override public String pause() { return controls.pause(); }
+  @Override public void validatePause() { controls.validatePause(); }
+  @Override public String resume() { return controls.resume(); }
+  @Override public void validateResume() { controls.validateResume(); }
+  @Override public String abort() { return controls.abort(); }
+  @Override public void validateAbort() { controls.validateAbort(); }
+  @Override public String setMaxUnavailable(String value) { return controls.setMaxUnavailable(value); }
+  @Override public void validateSetMaxUnavailable(String value) { controls.validateSetMaxUnavailable(value); }
+  @Override public String retryNode(String node) { return controls.retryNode(node); }
+  @Override public void validateRetryNode(String node) { controls.validateRetryNode(node); }
+  @Override public String skipNode(String node) { return controls.skipNode(node); }
+  @Override public void validateSkipNode(String node) { controls.validateSkipNode(node); }
+  @Override public UpgradeProgress progress() { return status.progress(); }
 }

@@ -27,16 +27,16 @@ class VersionedBranchesTest {
   static final List<Change> CHANGES = List.of(
       new Change(NodeUpgradeWorkflowImpl.SEARCH_ATTRIBUTES_CHANGE, 1, List.of("node-upgrade-")),
       new Change(NodeUpgradeWorkflowImpl.DISTRIBUTION_STEPS_CHANGE, 1, List.of("node-upgrade-")),
-      new Change(RollingUpgrade.LOCAL_MACHINE_MARKS_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
+      new Change(NodeChildren.LOCAL_MACHINE_MARKS_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
       new Change(NodeUpgradeWorkflowImpl.OWN_MACHINE_MARK_CHANGE, 1, List.of("node-upgrade-")),
       new Change(NodeUpgradeWorkflowImpl.UI_SUMMARIES_CHANGE, 1, List.of("node-upgrade-")),
-      new Change(RollingUpgrade.MACHINE_MARK_OWNER_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
+      new Change(NodeChildren.MACHINE_MARK_OWNER_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
       new Change(ControlPlaneUpgradeWorkflowImpl.PAUSE_CONTROL_PLANE_CHANGE, 2, List.of("cp-upgrade-")),
       new Change(NodeUpgradeWorkflowImpl.CATALOGUE_RULES_CHANGE, 1, List.of("node-upgrade-")));
 
   /** The classes of the workflow implementations that may declare change IDs. */
   static final List<Class<?>> IMPLEMENTATIONS = List.of(
-      NodeUpgradeWorkflowImpl.class, RollingUpgrade.class, ControlPlaneUpgradeWorkflowImpl.class,
+      NodeUpgradeWorkflowImpl.class, NodeChildren.class, NodeLoop.class, ControlPlaneUpgradeWorkflowImpl.class,
       WorkersUpgradeWorkflowImpl.class);
 
   @Test

@@ -1,0 +1,242 @@
+package dev.inplace.workflows.impl;
+
+import dev.inplace.workflows.api.ClusterApiActivities;
+import dev.inplace.workflows.api.ClusterApiActivities.MachineMarkRequest;
+import dev.inplace.workflows.api.ClusterRef;
+import dev.inplace.workflows.api.MachineInfo;
+import dev.inplace.workflows.api.NodeFailure;
+import dev.inplace.workflows.api.NodePhase;
+import dev.inplace.workflows.api.NodeUpgradeRequest;
+import dev.inplace.workflows.api.NodeUpgradeResult;
+import dev.inplace.workflows.api.NodeUpgradeWorkflow;
+import dev.inplace.workflows.api.SearchAttributes;
+import dev.inplace.workflows.api.UpgradeProgress.RunPhase;
+import dev.inplace.workflows.api.UpgradeStep;
+import dev.inplace.workflows.failure.UpgradeFailures;
+import dev.inplace.workflows.options.ActivityOptionsCatalog;
+import io.temporal.api.enums.v1.ParentClosePolicy;
+import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
+import io.temporal.client.WorkflowExecutionAlreadyStarted;
+import io.temporal.common.converter.DataConverterException;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.failure.CanceledFailure;
+import io.temporal.failure.ChildWorkflowFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.ChildWorkflowOptions;
+import io.temporal.workflow.Workflow;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+
+/**
+ * One node of a parent run, in its own workflow thread: the optional gate, the Machine's
+ * skip-remediation mark, the NodeUpgrade child, and the unmark (always, detached from
+ * cancellation). Records each outcome in the {@link NodeBook}.
+ */
+final class NodeChildren {
+  private static final Logger log = Workflow.getLogger(NodeChildren.class);
+
+  /**
+   * Change ID: runs from this version on mark Machines (skip-remediation) with a local activity, so
+   * no task-queue round trip sits between one node finishing and the next starting. Older runs
+   * (recorded before commit dc55ad3 introduced it unversioned) mark with a regular activity.
+   */
+  static final String LOCAL_MACHINE_MARKS_CHANGE = "parent-local-machine-marks";
+
+  /**
+   * Change ID: runs from this version on write their workflow ID as the mark's value and remove only
+   * a mark with that value, so a mark an operator set before the run survives it. Older runs wrote
+   * an empty value and removed any mark.
+   */
+  static final String MACHINE_MARK_OWNER_CHANGE = "parent-machine-mark-owner";
+
+  private final ClusterApiActivities localMachineMarks =
+      Workflow.newLocalActivityStub(ClusterApiActivities.class, ActivityOptionsCatalog.machineMark());
+  private final ClusterApiActivities clusterApi;
+  private final NodeBook book;
+  private final NodeThreads threads;
+  private final Consumer<MachineInfo> gate;
+  private final Function<MachineInfo, NodeUpgradeRequest> requests;
+  private final Consumer<String> warn;
+  /** Marks Machines: a local activity, or the regular {@link #clusterApi} for older runs; set in begin. */
+  private ClusterApiActivities machineMarks;
+  /** The value of this run's marks (its workflow ID), or null for runs from before owners; set in begin. */
+  private String markOwner;
+  private ClusterRef cluster;
+  private String target;
+
+  /**
+   * @param gate runs in the node's thread before anything is changed for it; an {@link
+   *     ActivityFailure} fails the node with nothing changed (the control-plane health gate)
+   * @param requests the child request for a node, built in the node's thread just before the child starts
+   * @param warn adds a warning to the run's status
+   */
+  NodeChildren(
+      ClusterApiActivities clusterApi, NodeBook book, NodeThreads threads, Consumer<MachineInfo> gate,
+      Function<MachineInfo, NodeUpgradeRequest> requests, Consumer<String> warn) {
+    this.clusterApi = clusterApi;
+    this.book = book;
+    this.threads = threads;
+    this.gate = gate;
+    this.requests = requests;
+    this.warn = warn;
+  }
+
+  /** Decides, once per run and before anything else is recorded, how this run marks Machines. */
+  void begin(ClusterRef cluster, String target) {
+    this.cluster = cluster;
+    this.target = target;
+    machineMarks =
+        Workflow.getVersion(LOCAL_MACHINE_MARKS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1
+            ? localMachineMarks
+            : clusterApi;
+    markOwner = Workflow.getVersion(MACHINE_MARK_OWNER_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1
+        ? Workflow.getInfo().getWorkflowId()
+        : null;
+  }
+
+  /** Starts the node's thread; the caller has taken it off the book's queue. */
+  void start(MachineInfo machine, String childId) {
+    threads.started(machine.nodeName());
+    Async.procedure(() -> runNode(machine, childId));
+  }
+
+  /** One node's thread: gate, mark, child, unmark. Records the outcome in the book. */
+  private void runNode(MachineInfo machine, String childId) {
+    String node = machine.nodeName();
+    try {
+      try {
+        gate.accept(machine);
+      } catch (ActivityFailure e) {
+        if (Failures.isCancellation(e)) {
+          book.failed(node, now(), NodePhase.FAILED, null, UpgradeFailures.CANCELLED, "cancelled before it started; nothing was changed");
+        } else {
+          book.failed(node, now(), NodePhase.FAILED, UpgradeStep.PREFLIGHT,
+              Failures.typeOf(e, UpgradeFailures.CONTROL_PLANE_UNHEALTHY),
+              "health gate before " + node + " failed: " + Failures.describe(e) + "; nothing was changed on " + node);
+        }
+        return;
+      }
+      upgradeMarked(machine, childId);
+    } catch (CanceledFailure e) {
+      // The main thread handles the run's cancellation; this node's outcome is already recorded.
+    } catch (RuntimeException e) {
+      threads.failed(e);
+    } finally {
+      threads.ended(node);
+    }
+  }
+
+  private void upgradeMarked(MachineInfo machine, String childId) {
+    String node = machine.nodeName();
+    try {
+      machineMarks.markMachineUpgrading(new MachineMarkRequest(cluster.namespace(), machine.name(), true, markOwner));
+      book.note(node, "upgrading: NodeUpgrade " + childId);
+      NodeUpgradeResult result = child(machine, childId).upgrade(requests.apply(machine));
+      book.upgraded(node, now(), result.alreadyAtTarget()
+          ? "already at " + result.version()
+          : "upgraded " + result.previousVersion() + " -> " + result.version());
+      log.info("{} upgraded to {}", node, result.version());
+    } catch (ActivityFailure e) {
+      if (Failures.isCancellation(e)) {
+        book.failed(node, now(), NodePhase.FAILED, null, UpgradeFailures.CANCELLED, "cancelled before it started; nothing was changed");
+      } else {
+        book.failed(node, now(), NodePhase.FAILED, null, Failures.typeOf(e, UpgradeFailures.KUBERNETES_API_ERROR),
+            "could not mark Machine " + machine.name() + " as upgrading: " + Failures.describe(e)
+                + "; nothing was changed on " + node);
+      }
+    } catch (ChildWorkflowFailure e) {
+      recordChildFailure(node, childId, e);
+    } catch (CanceledFailure e) {
+      book.failed(node, now(), NodePhase.ROLLED_BACK, null, UpgradeFailures.CANCELLED,
+          "cancelled with the run; NodeUpgrade " + childId + " puts the node back (see its result)");
+    } finally {
+      // The node is done: free its window slot now, so the next node starts while this Machine is
+      // unmarked, instead of one activity round trip later.
+      threads.unmarking(node);
+      try {
+        unmark(machine);
+      } finally {
+        threads.unmarked(node);
+      }
+    }
+  }
+
+  /** Removes the skip-remediation mark: after success, failure or cancellation alike. */
+  private void unmark(MachineInfo machine) {
+    try {
+      Workflow.newDetachedCancellationScope(
+              () -> machineMarks.markMachineUpgrading(new MachineMarkRequest(cluster.namespace(), machine.name(), false, markOwner)))
+          .run();
+    } catch (ActivityFailure e) {
+      String warning = "could not remove " + ClusterApiActivities.SKIP_REMEDIATION_ANNOTATION + " from Machine "
+          + machine.name() + ": " + Failures.describe(e);
+      book.warn(machine.nodeName(), warning);
+      warn.accept(warning);
+    }
+  }
+
+  private void recordChildFailure(String node, String childId, ChildWorkflowFailure e) {
+    Throwable cause = e.getCause();
+    long now = now();
+    if (cause instanceof ApplicationFailure app) {
+      NodeFailure failure = nodeFailure(app);
+      if (failure != null) {
+        NodePhase phase = failure.phase() == null ? NodePhase.FAILED : failure.phase();
+        book.failed(node, now, phase, failure.failedStep(), failure.reason(), failure.message());
+      } else {
+        book.failed(node, now, NodePhase.FAILED, null, app.getType(), app.getOriginalMessage());
+      }
+    } else if (cause instanceof CanceledFailure) {
+      book.failed(node, now, NodePhase.ROLLED_BACK, null, UpgradeFailures.CANCELLED,
+          "NodeUpgrade " + childId + " was cancelled and puts the node back (see its result)");
+    } else if (cause instanceof WorkflowExecutionAlreadyStarted) {
+      book.failed(node, now, NodePhase.FAILED, null, UpgradeFailures.NODE_UPGRADE_FAILED,
+          "NodeUpgrade " + childId + " already exists (running, or completed); nothing was started");
+    } else {
+      book.failed(node, now, NodePhase.ROLLBACK_FAILED, null, UpgradeFailures.NODE_UPGRADE_FAILED,
+          "NodeUpgrade " + childId + " ended without a result (" + Failures.describe(e)
+              + "); the node's state is unknown: check it");
+    }
+    log.warn("{} failed: {}", node, book.status(node).message());
+  }
+
+  private static NodeFailure nodeFailure(ApplicationFailure failure) {
+    if (failure.getDetails() == null || failure.getDetails().getSize() == 0) {
+      return null;
+    }
+    try {
+      return failure.getDetails().get(NodeFailure.class);
+    } catch (DataConverterException e) {
+      return null;
+    }
+  }
+
+  private NodeUpgradeWorkflow child(MachineInfo machine, String childId) {
+    io.temporal.common.SearchAttributes attributes =
+        io.temporal.common.SearchAttributes.newBuilder()
+            .set(SearchAttributes.CLUSTER, cluster.toString())
+            .set(SearchAttributes.KIND, SearchAttributes.KIND_NODE)
+            .set(SearchAttributes.TARGET_VERSION, target)
+            .set(SearchAttributes.NODE, List.of(machine.nodeName()))
+            .set(SearchAttributes.PHASE, RunPhase.UPGRADING.name())
+            .build();
+    ChildWorkflowOptions options =
+        ChildWorkflowOptions.newBuilder()
+            .setWorkflowId(childId)
+            // A retry after a failure reuses the ID; a node upgraded once is never upgraded again.
+            .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY)
+            // Cancelling or terminating the parent lets each child compensate.
+            .setParentClosePolicy(ParentClosePolicy.PARENT_CLOSE_POLICY_REQUEST_CANCEL)
+            .setTypedSearchAttributes(attributes)
+            .setStaticSummary("Upgrade " + machine.nodeName() + " (" + machine.name() + ") to " + target)
+            .build();
+    return Workflow.newChildWorkflowStub(NodeUpgradeWorkflow.class, options);
+  }
+
+  private static long now() {
+    return Workflow.currentTimeMillis();
+  }
+}
