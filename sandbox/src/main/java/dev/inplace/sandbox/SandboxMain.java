@@ -91,16 +91,23 @@ public final class SandboxMain {
   }
 
   private static int bench(String[] args) throws Exception {
+    boolean e2e = Arrays.asList(args).contains("--e2e");
+    String usage = e2e ? dev.inplace.sandbox.bench.E2eBenchmark.USAGE : WorkersBenchmark.USAGE;
     if (Arrays.asList(args).contains("--help")) {
-      System.out.print(WorkersBenchmark.USAGE);
+      System.out.print(usage);
       return 0;
     }
     try {
-      return WorkersBenchmark.main(Arrays.asList(args), System.out);
+      return e2e
+          ? dev.inplace.sandbox.bench.E2eBenchmark.main(Arrays.asList(args), System.out)
+          : WorkersBenchmark.main(Arrays.asList(args), System.out);
     } catch (IllegalArgumentException e) {
       System.err.println("inplace bench: " + e.getMessage());
-      System.err.print(WorkersBenchmark.USAGE);
+      System.err.print(usage);
       return 2;
+    } catch (LocalStack.StackException e) {
+      System.err.println("inplace bench: " + e.getMessage());
+      return 1;
     }
   }
 

@@ -29,7 +29,8 @@ public record DemoOptions(
     Distribution distribution,
     HostServer hosts,
     Topology topology,
-    int workerProcesses) {
+    int workerProcesses,
+    double restartSeconds) {
 
   /** Where the demo's parts run. */
   public enum Topology {
@@ -45,7 +46,8 @@ public record DemoOptions(
       String from, String to, boolean json, List<Fault> faults, long binaryBytes, long drainTimeoutSeconds,
       long readyTimeoutSeconds, boolean keep, Distribution distribution) {
     this(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, faults, binaryBytes,
-        drainTimeoutSeconds, readyTimeoutSeconds, keep, distribution, HostServer.MINA, Topology.IN_PROCESS, 2);
+        drainTimeoutSeconds, readyTimeoutSeconds, keep, distribution, HostServer.MINA, Topology.IN_PROCESS, 2,
+        DEFAULT_RESTART_SECONDS);
   }
 
   /** How the demo starts the upgrade. */
@@ -74,6 +76,9 @@ public record DemoOptions(
   /** A fault to inject: {@code --fail NODE:STEP}. */
   public record Fault(String node, UpgradeStep step) {}
 
+  /** How long a restarted node's kubelet stays NotReady: the simulated service restart. */
+  public static final double DEFAULT_RESTART_SECONDS = 1.0;
+
   public static final List<UpgradeStep> FAULT_STEPS =
       List.of(UpgradeStep.SNAPSHOT, UpgradeStep.PREFLIGHT, UpgradeStep.STAGE, UpgradeStep.DRAIN, UpgradeStep.BACKUP,
           UpgradeStep.INSTALL, UpgradeStep.UPGRADE, UpgradeStep.RESTART, UpgradeStep.VERIFY);
@@ -99,6 +104,7 @@ public record DemoOptions(
         --binary-size-mib N    size of the fake k3s binary (default 32)
         --drain-timeout S      seconds a drain may be blocked by a PodDisruptionBudget (default 20)
         --ready-timeout S      seconds a node may take to be Ready at a version (default 20)
+        --restart-seconds S    seconds a restarted kubelet stays NotReady (default 1; 0..600)
         --hosts KIND           mina (default): embedded SSH servers; openssh: one real sshd per node
                                (needs root and openssh-server: apt-get install -y openssh-server)
         --topology T           in-process (default): everything in the demo's JVM; processes: Temporal's
@@ -130,6 +136,7 @@ public record DemoOptions(
     List<Fault> faults = new ArrayList<>();
     Topology topology = Topology.IN_PROCESS;
     int workerProcesses = 2;
+    double restartSeconds = DEFAULT_RESTART_SECONDS;
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       switch (arg) {
@@ -149,6 +156,7 @@ public record DemoOptions(
         case "--hosts" -> hosts = HostServer.parse(value(args, ++i, arg));
         case "--topology" -> topology = topology(value(args, ++i, arg));
         case "--worker-processes" -> workerProcesses = intValue(arg, value(args, ++i, arg));
+        case "--restart-seconds" -> restartSeconds = seconds(arg, value(args, ++i, arg));
         case "--json" -> json = true;
         case "--keep" -> keep = true;
         default -> throw new IllegalArgumentException("unknown option '" + arg + "'");
@@ -174,10 +182,13 @@ public record DemoOptions(
     if (drainTimeout < 1 || readyTimeout < 1) {
       throw new IllegalArgumentException("--drain-timeout and --ready-timeout must be at least 1");
     }
+    if (!(restartSeconds >= 0 && restartSeconds <= 600)) {
+      throw new IllegalArgumentException("--restart-seconds must be 0..600, got " + restartSeconds);
+    }
     if (KubeVersion.parse(to).compareTo(KubeVersion.parse(from)) <= 0) {
       throw new IllegalArgumentException("--to " + to + " must be newer than --from " + from);
     }
-    return new DemoOptions(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, List.copyOf(faults), binaryMiB << 20, drainTimeout, readyTimeout, keep, distribution, hosts, topology, workerProcesses);
+    return new DemoOptions(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, List.copyOf(faults), binaryMiB << 20, drainTimeout, readyTimeout, keep, distribution, hosts, topology, workerProcesses, restartSeconds);
   }
 
   /**
@@ -209,7 +220,7 @@ public record DemoOptions(
     return new EstateSpec(
         controlPlanes, pools, workers, from, to,
         new FakeReleaseSizes(binaryBytes, FakeReleaseSizes.defaults().imagePaddingBytes()),
-        Duration.ofSeconds(1), distribution, hosts);
+        Duration.ofMillis(Math.round(restartSeconds * 1000)), distribution, hosts);
   }
 
   private static String maxUnavailable(String text) {
@@ -258,6 +269,14 @@ public record DemoOptions(
       return Integer.parseInt(text);
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(flag + " needs a whole number, got '" + text + "'");
+    }
+  }
+
+  private static double seconds(String flag, String text) {
+    try {
+      return Double.parseDouble(text);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(flag + " needs a number of seconds, got '" + text + "'");
     }
   }
 

@@ -15,7 +15,7 @@ public final class StackMain {
   /** Estate options {@code up} passes to the estate as the demo would (with a value each, except none). */
   private static final Set<String> ESTATE_OPTIONS = Set.of(
       "--control-planes", "--pools", "--distribution", "--from", "--to", "--fail", "--binary-size-mib",
-      "--max-unavailable", "--drain-timeout", "--ready-timeout", "--hosts");
+      "--max-unavailable", "--drain-timeout", "--ready-timeout", "--hosts", "--restart-seconds");
 
   public static final String UP_USAGE =
       """
@@ -23,7 +23,8 @@ public final class StackMain {
         --workers N            worker processes (default 2)
         --pool-size N          worker nodes per MachineDeployment (the demo's --workers; default 3)
         --control-planes N, --pools N, --distribution k3s|kubeadm, --from V, --to V, --fail NODE:STEP,
-        --binary-size-mib N, --max-unavailable N, --drain-timeout S, --ready-timeout S, --hosts mina|openssh
+        --binary-size-mib N, --max-unavailable N, --drain-timeout S, --ready-timeout S, --restart-seconds S,
+        --hosts mina|openssh
                                the estate, as for ./inplace demo
         --dir DIR              stack directory (default .sandbox/stack)
       usage: inplace down [--dir DIR]  stop exactly the processes `up` started

@@ -1,0 +1,277 @@
+package dev.inplace.sandbox.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inplace.activities.ssh.HostConnection;
+import dev.inplace.activities.ssh.SshClientOptions;
+import dev.inplace.activities.ssh.SshConnector;
+import dev.inplace.activities.support.KubernetesSecretSource;
+import dev.inplace.client.UpgradeRuns;
+import dev.inplace.sandbox.estate.Estate;
+import dev.inplace.sandbox.stack.LocalStack;
+import dev.inplace.sandbox.stack.ProcessDemo;
+import dev.inplace.sandbox.stack.RemoteEstate;
+import dev.inplace.sandbox.stack.StackLayout;
+import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow;
+import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow.ControlPlaneUpgradeRequest;
+import dev.inplace.workflows.api.Distribution;
+import dev.inplace.workflows.api.DrainOptions;
+import dev.inplace.workflows.api.FailurePolicy;
+import dev.inplace.workflows.api.HostAccess;
+import dev.inplace.workflows.api.NodePhase;
+import dev.inplace.workflows.api.NodeProgress;
+import dev.inplace.workflows.api.NodeRole;
+import dev.inplace.workflows.api.NodeStatus;
+import dev.inplace.workflows.api.NodeUpgradeTemplate;
+import dev.inplace.workflows.api.PdbBlockedAction;
+import dev.inplace.workflows.api.ReleaseCatalogue;
+import dev.inplace.workflows.api.StepRecord;
+import dev.inplace.workflows.api.UpgradeProgress;
+import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
+import dev.inplace.workflows.api.WorkersUpgradeWorkflow.WorkersUpgradeRequest;
+import dev.inplace.workflows.api.WorkflowIds;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowClientOptions;
+import io.temporal.client.WorkflowStub;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code ./inplace bench --e2e}: the whole path of a worker pool's upgrade, real SSH to real hosts
+ * (MINA or one OpenSSH sshd per node), drains, verify and bookkeeping, with the worker in its own
+ * process (the local stack: Temporal's test server, the estate, one worker), so its CPU and peak RSS
+ * are its own. The control plane (one node) is upgraded first, untimed: it warms the worker up and
+ * workers must not be newer than it. Then the WorkersUpgrade of {@code --nodes} workers with a window
+ * of {@code --max-unavailable} is timed. Before it, one plain {@code scp} of the artifact to a node
+ * gives the link rate, and the product's SFTP upload of the same file to the same sshd its own rate.
+ */
+public final class E2eBenchmark {
+  public static final String USAGE =
+      """
+      usage: inplace bench --e2e [--nodes N] [--max-unavailable W] [--binary-size-mib M] [--restart-seconds R]
+                           [--hosts mina|openssh]
+        --nodes N             workers in the pool (default 20, at most 200)
+        --max-unavailable W   window: workers upgraded at once (default 5)
+        --binary-size-mib M   size of the k3s binary pushed to each node (default 16)
+        --restart-seconds R   how long a restarted kubelet stays NotReady (default 2)
+        --hosts KIND          mina (default) or openssh (one real sshd per node; root and openssh-server)
+      Runs the local stack (worker in its own process) in a temporary directory; needs its fixed
+      loopback ports (run under flock /tmp/inplace-it.lock). The last line printed is one JSON object.
+      """;
+
+  private static final String REMOTE_PROBE = "/inplace-bench-link.bin";
+
+  private E2eBenchmark() {}
+
+  /** Options of one run. */
+  record Options(int nodes, int window, int binaryMiB, double restartSeconds, String hosts) {
+    static Options parse(List<String> args) {
+      int nodes = 20;
+      int window = 5;
+      int mib = 16;
+      double restart = 2;
+      String hosts = "mina";
+      for (int i = 0; i < args.size(); i++) {
+        String a = args.get(i);
+        switch (a) {
+          case "--e2e", "--json" -> { }
+          case "--nodes" -> nodes = whole(a, value(a, args, ++i));
+          case "--max-unavailable" -> window = whole(a, value(a, args, ++i));
+          case "--binary-size-mib" -> mib = whole(a, value(a, args, ++i));
+          case "--restart-seconds" -> restart = seconds(a, value(a, args, ++i));
+          case "--hosts" -> hosts = value(a, args, ++i);
+          default -> throw new IllegalArgumentException("unknown option '" + a + "'");
+        }
+      }
+      if (nodes > 200) {
+        throw new IllegalArgumentException("--nodes must be 1..200 with --e2e");
+      }
+      if (mib > 512) {
+        throw new IllegalArgumentException("--binary-size-mib must be 1..512");
+      }
+      if (!(restart >= 0 && restart <= 600)) {
+        throw new IllegalArgumentException("--restart-seconds must be 0..600");
+      }
+      if (!List.of("mina", "openssh").contains(hosts)) {
+        throw new IllegalArgumentException("--hosts must be mina or openssh, got '" + hosts + "'");
+      }
+      return new Options(nodes, window, mib, restart, hosts);
+    }
+
+    /** The estate's options, as the demo takes them. */
+    List<String> estateArgs() {
+      return List.of("--control-planes", "1", "--pools", "1", "--workers", Integer.toString(nodes),
+          "--max-unavailable", Integer.toString(window), "--binary-size-mib", Integer.toString(binaryMiB),
+          "--restart-seconds", Double.toString(restartSeconds), "--hosts", hosts,
+          "--drain-timeout", "120", "--ready-timeout", "120");
+    }
+  }
+
+  public static int main(List<String> args, PrintStream out) throws Exception {
+    Options options = Options.parse(args);
+    Path dir = Files.createTempDirectory("inplace-bench-e2e-");
+    try {
+      E2eFigures figures = run(options, new StackLayout(dir), out);
+      out.printf("%d/%d workers upgraded in %.1fs (ideal %.1fs, ratio %.3f); per-node overhead median %.2fs p95 %.2fs;"
+              + " worker %.2f CPU-s/node, peak RSS %d MiB; SFTP %.1f MiB/s, scp %.1f MiB/s (%.2fx)%n",
+          figures.upgraded(), figures.nodes(), figures.wallSeconds(), figures.idealSeconds(), figures.ratio(),
+          figures.perNodeOverheadSeconds().median(), figures.perNodeOverheadSeconds().p95(),
+          figures.workerCpuSecondsPerNode(), figures.workerPeakRssMiB(), figures.sftpMiBps(), figures.scpMiBps(),
+          figures.sftpToScp());
+      out.println(new ObjectMapper().writeValueAsString(figures));
+      return figures.upgraded() == options.nodes() ? 0 : 1;
+    } finally {
+      LocalStack.deleteTree(dir);
+    }
+  }
+
+  static E2eFigures run(Options options, StackLayout layout, PrintStream out) throws Exception {
+    out.printf("inplace bench --e2e: %d workers, window %d, %d MiB, restart %.1fs, %s hosts; starting the local stack%n",
+        options.nodes(), options.window(), options.binaryMiB(), options.restartSeconds(), options.hosts());
+    try (LocalStack stack = LocalStack.up(layout, new LocalStack.Spec(1, options.estateArgs(), false), out)) {
+      long workerPid = stack.pid(StackLayout.worker(1)).orElseThrow();
+      WorkflowServiceStubs service = ProcessDemo.connect();
+      try (RemoteEstate estate = RemoteEstate.open(layout)) {
+        WorkflowClient client = WorkflowClient.newInstance(
+            service, WorkflowClientOptions.newBuilder().setNamespace("default").build());
+        String to = estate.description().toVersion();
+        ReleaseCatalogue.Release release = ReleaseCatalogue.parse(
+            Files.readString(estate.catalogue()), estate.catalogue().toString()).find(to, Distribution.K3S, "amd64");
+        NodeUpgradeTemplate template = new NodeUpgradeTemplate(
+            Distribution.K3S, to, release.artifacts(), Distribution.K3S.defaultProfile(), estate.ssh(),
+            new DrainOptions(120, true, false, PdbBlockedAction.FAIL, false), 120, 0, release.arch());
+
+        Estate.EstateNode probe = estate.nodes().stream().filter(n -> n.role() == NodeRole.WORKER).findFirst()
+            .orElseThrow();
+        Path artifact = layout.estateDir().resolve("artifacts").resolve(to).resolve("k3s");
+        double[] copies = linkRates(estate, layout, probe, artifact, out);
+
+        out.println("upgrading the control plane (untimed warm-up)");
+        ControlPlaneUpgradeWorkflow cp = UpgradeRuns.startControlPlane(
+            client, WorkflowIds.TASK_QUEUE, new ControlPlaneUpgradeRequest(estate.cluster(), template, 0, null));
+        WorkflowStub.fromTyped(cp).getResult(Object.class);
+
+        ProcessStats worker = new ProcessStats(workerPid);
+        double cpuBefore = worker.cpuSeconds();
+        out.println("upgrading the workers (timed)");
+        long start = System.nanoTime();
+        WorkersUpgradeWorkflow workers = UpgradeRuns.startWorkers(client, WorkflowIds.TASK_QUEUE, new WorkersUpgradeRequest(
+            estate.cluster(), estate.pools().get(0), template, Integer.toString(options.window()), FailurePolicy.HALT,
+            0, 0, null, null));
+        WorkflowStub.fromTyped(workers).getResult(Object.class);
+        double wall = (System.nanoTime() - start) / 1e9;
+        double cpu = worker.cpuSeconds() - cpuBefore;
+        long rss = worker.peakRssKiB();
+
+        UpgradeProgress progress = workers.progress();
+        List<Double> nodeWalls = new ArrayList<>();
+        Map<String, List<Double>> steps = new LinkedHashMap<>();
+        long upgraded = 0;
+        for (NodeStatus n : progress.nodes()) {
+          if (n.phase() != NodePhase.UPGRADED) {
+            continue;
+          }
+          upgraded++;
+          nodeWalls.add((n.finishedMillis() - n.startedMillis()) / 1000.0);
+          NodeProgress child = client.newUntypedWorkflowStub(n.workflowId()).query("progress", NodeProgress.class);
+          for (StepRecord s : child.steps()) {
+            steps.computeIfAbsent(s.step().cliName(), k -> new ArrayList<>())
+                .add((s.finishedMillis() - s.startedMillis()) / 1000.0);
+          }
+        }
+        return E2eFigures.of(new E2eFigures.Measured(
+            options.hosts(), options.nodes(), options.window(), options.binaryMiB(), options.restartSeconds(), upgraded,
+            wall, nodeWalls, steps, cpu, rss, copies[0], copies[1]));
+      } finally {
+        service.shutdownNow();
+      }
+    }
+  }
+
+  /**
+   * Seconds for one plain {@code scp} and one upload by the product's SFTP client of the artifact to
+   * the same node, in this order; an untimed SFTP upload first warms the client's code up.
+   */
+  private static double[] linkRates(RemoteEstate estate, StackLayout layout, Estate.EstateNode node, Path artifact,
+      PrintStream out) throws IOException, InterruptedException {
+    Path ssh = layout.estateDir().resolve("ssh");
+    Path nodeRoot = layout.estateDir().resolve("hosts").resolve(node.name());
+    HostAccess host = new HostAccess(estate.cluster().namespace(), node.name(), node.address(), estate.ssh());
+    SshConnector connector = new SshConnector(new KubernetesSecretSource(estate.management()), SshClientOptions.defaults());
+    try {
+      sftp(connector, host, artifact);
+      long t0 = System.nanoTime();
+      List<String> scp = List.of("scp", "-q", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes",
+          "-o", "UserKnownHostsFile=" + ssh.resolve("known_hosts"), "-i", ssh.resolve("id_rsa").toString(),
+          "-P", Integer.toString(estate.ssh().port()), artifact.toString(),
+          estate.ssh().user() + "@" + node.address() + ":" + REMOTE_PROBE);
+      Process p = new ProcessBuilder(scp).redirectErrorStream(true).start();
+      String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (p.waitFor() != 0) {
+        throw new IllegalStateException("scp to " + node.name() + " failed: " + said.trim());
+      }
+      double scpSeconds = (System.nanoTime() - t0) / 1e9;
+      checkCopied(nodeRoot, artifact);
+      double sftpSeconds = sftp(connector, host, artifact);
+      checkCopied(nodeRoot, artifact);
+      out.printf("link to %s: scp %.3fs, SFTP (product) %.3fs for %d MiB%n", node.name(), scpSeconds, sftpSeconds,
+          Files.size(artifact) >> 20);
+      return new double[] {scpSeconds, sftpSeconds};
+    } finally {
+      connector.closeIdle();
+      Files.deleteIfExists(nodeRoot.resolve(REMOTE_PROBE.substring(1)));
+    }
+  }
+
+  /** One upload on a fresh connection (connect and authenticate included, as scp's time includes them). */
+  private static double sftp(SshConnector connector, HostAccess host, Path artifact) {
+    connector.closeIdle();
+    long t0 = System.nanoTime();
+    try (HostConnection connection = connector.open(host)) {
+      connection.upload(artifact, REMOTE_PROBE, 0, sent -> { });
+    }
+    return (System.nanoTime() - t0) / 1e9;
+  }
+
+  private static void checkCopied(Path nodeRoot, Path artifact) throws IOException {
+    Path copied = nodeRoot.resolve(REMOTE_PROBE.substring(1));
+    if (!Files.exists(copied) || Files.size(copied) != Files.size(artifact)) {
+      throw new IllegalStateException("the link probe did not land whole in " + copied);
+    }
+    Files.delete(copied);
+  }
+
+  private static String value(String flag, List<String> args, int i) {
+    if (i >= args.size() || args.get(i).startsWith("--")) {
+      throw new IllegalArgumentException(flag + " needs a value");
+    }
+    return args.get(i);
+  }
+
+  private static int whole(String flag, String text) {
+    try {
+      int v = Integer.parseInt(text);
+      if (v < 1) {
+        throw new NumberFormatException();
+      }
+      return v;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(flag + " needs a whole number >= 1, got '" + text + "'");
+    }
+  }
+
+  private static double seconds(String flag, String text) {
+    try {
+      return Double.parseDouble(text);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(flag + " needs a number of seconds, got '" + text + "'");
+    }
+  }
+}

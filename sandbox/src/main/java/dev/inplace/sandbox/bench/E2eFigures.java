@@ -1,0 +1,92 @@
+package dev.inplace.sandbox.bench;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The figures of {@code ./inplace bench --e2e}, computed from what the run measured (no timing here):
+ * the ideal is ceil(N/W) x (R + M/linkRate) with the link rate of one plain {@code scp} of the
+ * artifact; a node's overhead is its wall time minus the transfer at that rate minus R.
+ */
+public record E2eFigures(
+    String hosts,
+    int nodes,
+    int window,
+    int binaryMiB,
+    double restartSeconds,
+    long upgraded,
+    double wallSeconds,
+    double idealSeconds,
+    double ratio,
+    Spread perNodeOverheadSeconds,
+    Spread nodeWallSeconds,
+    Map<String, Double> stepMedianSeconds,
+    double workerCpuSeconds,
+    double workerCpuSecondsPerNode,
+    long workerPeakRssMiB,
+    double scpMiBps,
+    double sftpMiBps,
+    double sftpToScp) {
+
+  /** Median and 95th percentile (nearest rank). */
+  public record Spread(double median, double p95) {}
+
+  /** What one run measured. */
+  public record Measured(
+      String hosts,
+      int nodes,
+      int window,
+      int binaryMiB,
+      double restartSeconds,
+      long upgraded,
+      double wallSeconds,
+      List<Double> nodeWallSeconds,
+      Map<String, List<Double>> stepSeconds,
+      double workerCpuSeconds,
+      long workerPeakRssKiB,
+      double scpSeconds,
+      double sftpSeconds) {}
+
+  public static E2eFigures of(Measured m) {
+    if (m.nodes() < 1 || m.window() < 1 || m.binaryMiB() < 1 || m.scpSeconds() <= 0 || m.sftpSeconds() <= 0) {
+      throw new IllegalArgumentException("nodes, window, size and both copy times must be positive");
+    }
+    double scpMiBps = m.binaryMiB() / m.scpSeconds();
+    double sftpMiBps = m.binaryMiB() / m.sftpSeconds();
+    double perNodeIdeal = m.restartSeconds() + m.binaryMiB() / scpMiBps;
+    double ideal = Math.ceil((double) m.nodes() / m.window()) * perNodeIdeal;
+    List<Double> overheads = m.nodeWallSeconds().stream().map(w -> w - perNodeIdeal).toList();
+    Map<String, Double> steps = new LinkedHashMap<>();
+    m.stepSeconds().forEach((step, times) -> steps.put(step, round(spread(times).median())));
+    return new E2eFigures(
+        m.hosts(), m.nodes(), m.window(), m.binaryMiB(), m.restartSeconds(), m.upgraded(),
+        round(m.wallSeconds()), round(ideal), round(m.wallSeconds() / ideal),
+        rounded(spread(overheads)), rounded(spread(m.nodeWallSeconds())), steps,
+        round(m.workerCpuSeconds()), round(m.workerCpuSeconds() / m.nodes()), m.workerPeakRssKiB() >> 10,
+        round(scpMiBps), round(sftpMiBps), round(sftpMiBps / scpMiBps));
+  }
+
+  /** Median (mean of the middle two for an even count) and nearest-rank p95; zeros for no values. */
+  static Spread spread(List<Double> values) {
+    if (values.isEmpty()) {
+      return new Spread(0, 0);
+    }
+    List<Double> sorted = new ArrayList<>(values);
+    Collections.sort(sorted);
+    int n = sorted.size();
+    double median = n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    double p95 = sorted.get((int) Math.ceil(0.95 * n) - 1);
+    return new Spread(median, p95);
+  }
+
+  private static Spread rounded(Spread s) {
+    return new Spread(round(s.median()), round(s.p95()));
+  }
+
+  private static double round(double v) {
+    return Math.round(v * 1000) / 1000.0;
+  }
+}

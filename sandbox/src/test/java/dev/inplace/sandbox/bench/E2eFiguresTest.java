@@ -1,0 +1,83 @@
+package dev.inplace.sandbox.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class E2eFiguresTest {
+  private static E2eFigures.Measured measured(List<Double> nodeWalls, double wall) {
+    // 16 MiB by scp in 0.5 s: 32 MiB/s; SFTP in 0.625 s: 25.6 MiB/s.
+    return new E2eFigures.Measured("openssh", 20, 5, 16, 2.0, nodeWalls.size(), wall, nodeWalls,
+        Map.of("stage", List.of(0.7, 0.5, 0.6)), 12.0, 300 * 1024 + 512, 0.5, 0.625);
+  }
+
+  @Test
+  void idealIsWavesTimesRestartPlusTransferAtTheScpRate() {
+    E2eFigures f = E2eFigures.of(measured(List.of(3.0, 3.5), 15.0));
+    assertEquals(32.0, f.scpMiBps());
+    assertEquals(4 * (2.0 + 0.5), f.idealSeconds()); // ceil(20/5) waves
+    assertEquals(1.5, f.ratio());
+  }
+
+  @Test
+  void idealRoundsPartialWavesUp() {
+    E2eFigures f = E2eFigures.of(new E2eFigures.Measured("mina", 21, 5, 16, 2.0, 21, 20, List.of(), Map.of(),
+        0, 0, 0.5, 0.5));
+    assertEquals(5 * 2.5, f.idealSeconds());
+  }
+
+  @Test
+  void overheadIsNodeWallMinusTransferAndRestart() {
+    E2eFigures f = E2eFigures.of(measured(List.of(3.0, 3.5, 2.75, 4.5), 15.0));
+    // minus 2.5 each: 0.5, 1.0, 0.25, 2.0 -> median (0.5 + 1.0) / 2, p95 the largest of four
+    assertEquals(0.75, f.perNodeOverheadSeconds().median());
+    assertEquals(2.0, f.perNodeOverheadSeconds().p95());
+    assertEquals(3.25, f.nodeWallSeconds().median());
+  }
+
+  @Test
+  void workerFiguresAreCpuPerNodeAndRssInMiB() {
+    E2eFigures f = E2eFigures.of(measured(List.of(3.0), 15.0));
+    assertEquals(0.6, f.workerCpuSecondsPerNode()); // 12 CPU-s over 20 nodes
+    assertEquals(300, f.workerPeakRssMiB());
+  }
+
+  @Test
+  void sftpIsComparedWithScpOnTheSameFile() {
+    E2eFigures f = E2eFigures.of(measured(List.of(3.0), 15.0));
+    assertEquals(25.6, f.sftpMiBps());
+    assertEquals(0.8, f.sftpToScp());
+    assertEquals(0.6, f.stepMedianSeconds().get("stage"));
+  }
+
+  @Test
+  void p95IsTheNearestRank() {
+    List<Double> twenty = new java.util.ArrayList<>();
+    for (int i = 1; i <= 20; i++) {
+      twenty.add((double) i);
+    }
+    assertEquals(19.0, E2eFigures.spread(twenty).p95());
+    assertEquals(10.5, E2eFigures.spread(twenty).median());
+  }
+
+  @Test
+  void refusesACopyThatTookNoTime() {
+    assertThrows(IllegalArgumentException.class, () -> E2eFigures.of(new E2eFigures.Measured(
+        "mina", 1, 1, 16, 2, 1, 1, List.of(1.0), Map.of(), 0, 0, 0, 1)));
+  }
+
+  @Test
+  void readsCpuTicksAfterTheProcessName() {
+    // The name may hold spaces and parentheses; utime (14) = 250, stime (15) = 50.
+    String stat = "4242 (java (x) y) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 30 0 100 0 0";
+    assertEquals(300, ProcessStats.cpuTicks(stat));
+  }
+
+  @Test
+  void readsThePeakResidentSet() {
+    assertEquals(123456, ProcessStats.peakRssKiB("Name:\tjava\nVmPeak:\t 999999 kB\nVmHWM:\t  123456 kB\nVmRSS:\t 1 kB\n"));
+  }
+}
