@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
 public final class NodeActivitiesImpl implements NodeActivities {
   private static final Logger log = LoggerFactory.getLogger(NodeActivitiesImpl.class);
   private static final ObjectMapper JSON = new ObjectMapper();
-  static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
+  /** The longest wait between two looks of a drain or wait loop (they start at 50 ms, see PollBackoff). */
+  static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(500);
 
   private final KubeClients clients;
   private final Duration pollInterval;
@@ -41,7 +42,7 @@ public final class NodeActivitiesImpl implements NodeActivities {
     this(clients, DEFAULT_POLL_INTERVAL);
   }
 
-  /** @param pollInterval how often drain and wait loops look again (tests use less) */
+  /** @param pollInterval the longest wait between two looks of a drain or wait loop (tests use less) */
   public NodeActivitiesImpl(KubeClients clients, Duration pollInterval) {
     this.clients = clients;
     this.pollInterval = pollInterval;
@@ -143,6 +144,7 @@ public final class NodeActivitiesImpl implements NodeActivities {
           ActivityExecutionContext context = Activity.getExecutionContext();
           long deadline = System.nanoTime() + Duration.ofSeconds(request.timeoutSeconds()).toNanos();
           String observation = "nothing observed yet";
+          PollBackoff backoff = new PollBackoff(pollInterval);
           while (true) {
             NodeState state = null;
             try {
@@ -181,7 +183,7 @@ public final class NodeActivitiesImpl implements NodeActivities {
                   state);
             }
             context.heartbeat(state);
-            sleep();
+            sleep(backoff);
           }
         });
   }
@@ -234,6 +236,7 @@ public final class NodeActivitiesImpl implements NodeActivities {
           long deadline =
               System.nanoTime() + Duration.ofSeconds(request.timeoutSeconds()).toNanos();
           List<String> lastProblems = List.of();
+          PollBackoff backoff = new PollBackoff(pollInterval);
           while (true) {
             ControlPlaneProbe.Observation observation =
                 new ControlPlaneProbe(clients.workload(request.cluster()), request.cluster())
@@ -258,7 +261,7 @@ public final class NodeActivitiesImpl implements NodeActivities {
                   observation.problems());
             }
             context.heartbeat(observation.problems());
-            sleep();
+            sleep(backoff);
           }
         });
   }
@@ -439,9 +442,9 @@ public final class NodeActivitiesImpl implements NodeActivities {
     }
   }
 
-  private void sleep() {
+  private static void sleep(PollBackoff backoff) {
     try {
-      Thread.sleep(pollInterval.toMillis());
+      Thread.sleep(backoff.nextMillis());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while waiting", e);

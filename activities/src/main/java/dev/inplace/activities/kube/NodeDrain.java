@@ -38,7 +38,7 @@ final class NodeDrain {
   private final String nodeName;
   private final DrainOptions options;
   private final ActivityExecutionContext context;
-  private final Duration pollInterval;
+  private final PollBackoff backoff;
 
   private final Set<String> skippedDaemonSet = new TreeSet<>();
   private final Set<String> skippedMirror = new TreeSet<>();
@@ -64,7 +64,7 @@ final class NodeDrain {
     this.nodeName = nodeName;
     this.options = options;
     this.context = context;
-    this.pollInterval = pollInterval;
+    this.backoff = new PollBackoff(pollInterval);
   }
 
   DrainResult run() {
@@ -247,7 +247,7 @@ final class NodeDrain {
 
   private void sleep() {
     try {
-      Thread.sleep(pollInterval.toMillis());
+      Thread.sleep(backoff.nextMillis());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("drain of " + what + " interrupted", e);

@@ -1,0 +1,28 @@
+package dev.inplace.activities.kube;
+
+import java.time.Duration;
+
+/**
+ * The waits of one observe-act loop (drain, await a node): short at first, since the state usually
+ * changes within moments of the loop's own action (an eviction, a restart), then growing by half
+ * each time up to {@code max}, so a long wait costs the API server no more than a fixed poll at
+ * {@code max} would. Not thread-safe: one per loop.
+ */
+final class PollBackoff {
+  static final Duration FIRST = Duration.ofMillis(50);
+
+  private final long maxMillis;
+  private long nextMillis;
+
+  PollBackoff(Duration max) {
+    this.maxMillis = Math.max(1, max.toMillis());
+    this.nextMillis = Math.min(FIRST.toMillis(), maxMillis);
+  }
+
+  /** The wait before the next look; each call returns the next one. */
+  long nextMillis() {
+    long now = nextMillis;
+    nextMillis = Math.min(maxMillis, Math.max(now + 1, now * 3 / 2));
+    return now;
+  }
+}
