@@ -307,7 +307,8 @@ public final class LocalStack implements AutoCloseable {
       Map<String, String> environment = builder.environment();
       Map<String, String> inherited = Map.copyOf(environment);
       environment.clear(); // only what the stack sets: no stray TEMPORAL_* or KUBECONFIG of the caller
-      for (String key : List.of("PATH", "HOME", "USER", "LANG", "LC_ALL", "TMPDIR", "JAVA_HOME", "INPLACE_LOG_LEVEL")) {
+      for (String key : List.of("PATH", "HOME", "USER", "LANG", "LC_ALL", "TMPDIR", "JAVA_HOME", "INPLACE_LOG_LEVEL",
+          "INPLACE_SSH_IDLE_SECONDS")) { // the last for bench --e2e's before/after of connection reuse
         if (inherited.containsKey(key)) {
           environment.put(key, inherited.get(key));
         }
