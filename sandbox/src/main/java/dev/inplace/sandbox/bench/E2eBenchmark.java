@@ -117,8 +117,12 @@ public final class E2eBenchmark {
   public static int main(List<String> args, PrintStream out) throws Exception {
     Options options = Options.parse(args);
     Path dir = Files.createTempDirectory("inplace-bench-e2e-");
+    StackLayout layout = new StackLayout(dir);
+    // Ctrl-C or a timeout's SIGTERM: stop the stack's processes (and their sshd) too.
+    Thread onInterrupt = new Thread(() -> LocalStack.down(layout), "inplace-bench-down");
+    Runtime.getRuntime().addShutdownHook(onInterrupt);
     try {
-      E2eFigures figures = run(options, new StackLayout(dir), out);
+      E2eFigures figures = run(options, layout, out);
       out.printf("%d/%d workers upgraded in %.1fs (ideal %.1fs, ratio %.3f); per-node overhead median %.2fs p95 %.2fs;"
               + " worker %.2f CPU-s/node, peak RSS %d MiB; SFTP %.1f MiB/s, scp %.1f MiB/s (%.2fx)%n",
           figures.upgraded(), figures.nodes(), figures.wallSeconds(), figures.idealSeconds(), figures.ratio(),
@@ -129,6 +133,11 @@ public final class E2eBenchmark {
       return figures.upgraded() == options.nodes() ? 0 : 1;
     } finally {
       LocalStack.deleteTree(dir);
+      try {
+        Runtime.getRuntime().removeShutdownHook(onInterrupt);
+      } catch (IllegalStateException shuttingDown) {
+        // the hook runs (or ran) anyway
+      }
     }
   }
 
