@@ -24,11 +24,12 @@ import picocli.CommandLine.Option;
  * worker (which holds the SSH keys and the cluster access) and prints its answer.
  */
 @Command(name = "plan", description = {
-    "Plan an upgrade and change nothing: the waves (control planes one at a time, then each",
-    "MachineDeployment's workers within --max-unavailable, in the order the runs use), each node's steps",
-    "and rendered scripts for the distribution, and preflight findings (version skew, disk, arch, blocking",
-    "PodDisruptionBudgets, the next opening of the maintenance window). Runs as a read-only workflow on the",
-    "worker; the hosts are inspected over SSH with the read-only inspect script unless --offline.",
+    "Plan an upgrade and change nothing: waves, each node's steps and scripts, findings.",
+    "Waves: control planes one at a time, then each MachineDeployment's workers within",
+    "--max-unavailable, in the order the runs use. Scripts: rendered for the distribution and its",
+    "host layout. Findings: version skew, disk, arch, PodDisruptionBudgets that will block a drain,",
+    "the next opening of the maintenance window. Runs as a read-only workflow on the worker, which",
+    "inspects each host to upgrade over SSH with the read-only inspect script unless --offline.",
     "Exit code 1 when a finding is an error (the run would refuse)."})
 final class PlanCommand implements Callable<Integer> {
   /** How long the CLI waits for the worker's answer. */
