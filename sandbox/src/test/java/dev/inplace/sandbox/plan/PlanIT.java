@@ -37,9 +37,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A plan against the simulated estate (kubeadm, real SSH hosts running the inspect script, the
- * worker as in production) changes nothing: every host root is byte for byte the same, every
- * Machine and Node keeps its resourceVersion, and the worker sent the management API server reads
- * only.
+ * worker as in production) changes nothing: every host file is byte for byte the same except the
+ * audit journal, which gains only the inspect script's own begin and end lines (every rendered
+ * script journals itself, docs/reliability.md); Machines and Nodes are unchanged, and the worker
+ * sent the management API server reads only.
  */
 class PlanIT {
   @TempDir Path dir;
@@ -55,6 +56,7 @@ class PlanIT {
           Distribution.KUBEADM.defaultProfile(), estate.ssh(), new DrainOptions(60, true, false, PdbBlockedAction.FAIL, false),
           60, 0, "amd64");
       Map<String, String> hostsBefore = hostDigests(estate);
+      Map<String, List<String>> journalsBefore = journals(estate);
       Map<String, String> objectsBefore = objectVersions(estate);
 
       UpgradePlan plan;
@@ -76,6 +78,18 @@ class PlanIT {
       assertEquals("control-plane", plan.waves().get(0).group());
 
       assertEquals(hostsBefore, hostDigests(estate), "a plan changes no file on any host");
+      Map<String, List<String>> journalsAfter = journals(estate);
+      for (Estate.EstateNode node : estate.nodes()) {
+        List<String> before = journalsBefore.get(node.name());
+        List<String> after = journalsAfter.get(node.name());
+        assertEquals(before, after.subList(0, before.size()), "the journal of " + node.name() + " is only appended to");
+        List<String> added = after.subList(before.size(), after.size());
+        assertFalse(added.isEmpty(), "the inspect script ran on " + node.name());
+        for (String line : added) {
+          assertTrue(line.contains(" script=inspect ") && (line.endsWith("event=begin") || line.endsWith("event=end exit=0")),
+              node.name() + ": only the inspect script's begin and end, got " + line);
+        }
+      }
       assertEquals(objectsBefore, objectVersions(estate), "a plan changes no Machine, Node or control-plane object");
       Set<ApiRequest> writes = estate.workerRequests().stream()
           .filter(r -> !Set.of("get", "list", "watch").contains(r.verb()))
@@ -84,13 +98,29 @@ class PlanIT {
     }
   }
 
-  /** Every file under every host root (path, mode, sha256). */
+  private static final String JOURNAL = "var/log/inplace/journal";
+
+  /** Each host's audit journal, line by line (empty when none was written yet). */
+  private static Map<String, List<String>> journals(Estate estate) throws IOException {
+    Map<String, List<String>> journals = new TreeMap<>();
+    for (Estate.EstateNode node : estate.nodes()) {
+      Path journal = estate.hostRoot(node.name()).resolve(JOURNAL);
+      journals.put(node.name(), Files.exists(journal) ? Files.readAllLines(journal) : List.of());
+    }
+    return journals;
+  }
+
+  /** Every file under every host root but the journal (path, sha256; "dir" for directories). */
   private static Map<String, String> hostDigests(Estate estate) throws Exception {
     Map<String, String> digests = new TreeMap<>();
     for (Estate.EstateNode node : estate.nodes()) {
       Path root = estate.hostRoot(node.name());
       try (Stream<Path> files = Files.walk(root)) {
         for (Path p : files.sorted().toList()) {
+          String relative = root.relativize(p).toString().replace('\\', '/');
+          if (relative.equals(JOURNAL) || JOURNAL.startsWith(relative + "/")) {
+            continue; // checked line by line
+          }
           String key = node.name() + ":" + root.relativize(p);
           digests.put(key, Files.isRegularFile(p) ? sha256(p) : "dir");
         }
