@@ -36,6 +36,7 @@ import picocli.CommandLine.Spec;
         RunCommands.Skip.class,
         RunCommands.MaxUnavailable.class,
         DescribeCommand.class,
+        PlanCommand.class,
         InplaceCli.Completion.class,
         HelpCommand.class},
     footerHeading = "%n",

@@ -6,6 +6,7 @@ import dev.inplace.activities.artifacts.ArtifactCache;
 import dev.inplace.activities.capi.ClusterApiActivitiesImpl;
 import dev.inplace.activities.host.HostActivitiesImpl;
 import dev.inplace.activities.host.HostDistribution;
+import dev.inplace.activities.host.PlanActivitiesImpl;
 import dev.inplace.activities.kube.KubeClients;
 import dev.inplace.activities.kube.NodeActivitiesImpl;
 import dev.inplace.activities.ssh.SshClientOptions;
@@ -15,6 +16,7 @@ import dev.inplace.activities.support.SecretSource;
 import dev.inplace.worker.observe.LogContextInterceptor;
 import dev.inplace.workflows.impl.ControlPlaneUpgradeWorkflowImpl;
 import dev.inplace.workflows.impl.NodeUpgradeWorkflowImpl;
+import dev.inplace.workflows.impl.PlanWorkflowImpl;
 import dev.inplace.workflows.impl.WorkersUpgradeWorkflowImpl;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.temporal.client.WorkflowClient;
@@ -74,11 +76,13 @@ public final class InplaceWorker implements AutoCloseable {
     poller.stickyScheduleToStart().ifPresent(options::setStickyQueueScheduleToStartTimeout);
     Worker worker = factory.newWorker(taskQueue, options.build());
     worker.registerWorkflowImplementationTypes(
-        NodeUpgradeWorkflowImpl.class, ControlPlaneUpgradeWorkflowImpl.class, WorkersUpgradeWorkflowImpl.class);
+        NodeUpgradeWorkflowImpl.class, ControlPlaneUpgradeWorkflowImpl.class, WorkersUpgradeWorkflowImpl.class,
+        PlanWorkflowImpl.class);
     worker.registerActivitiesImplementations(
         new HostActivitiesImpl(ssh, new ArtifactCache(artifactCache, artifacts), HostDistribution.all()),
         new NodeActivitiesImpl(kubeClients),
-        new ClusterApiActivitiesImpl(kubeClients));
+        new ClusterApiActivitiesImpl(kubeClients),
+        new PlanActivitiesImpl());
     factory.start();
     log.info("worker polling task queue {}", taskQueue);
     return new InplaceWorker(factory, kubeClients, ssh);

@@ -16,6 +16,12 @@ public class UpgradePlan {
   @JsonPropertyDescription("Nodes in start order; nodes of one wave may run at once.")
   private List<PlannedNode> nodes = new ArrayList<>();
 
+  @JsonPropertyDescription("When the maintenance window next opens (ISO-8601), or now; absent without a window.")
+  private String windowOpensAt;
+
+  @JsonPropertyDescription("Preflight findings: an Error means the run would refuse.")
+  private List<PlannedFinding> findings = new ArrayList<>();
+
   @JsonPropertyDescription("The remote scripts the steps name, each fed to the command on stdin.")
   private List<PlannedScript> scripts = new ArrayList<>();
 
@@ -34,6 +40,24 @@ public class UpgradePlan {
 
   public UpgradePlan setNodes(List<PlannedNode> nodes) {
     this.nodes = nodes;
+    return this;
+  }
+
+  public String getWindowOpensAt() {
+    return windowOpensAt;
+  }
+
+  public UpgradePlan setWindowOpensAt(String windowOpensAt) {
+    this.windowOpensAt = windowOpensAt;
+    return this;
+  }
+
+  public List<PlannedFinding> getFindings() {
+    return findings;
+  }
+
+  public UpgradePlan setFindings(List<PlannedFinding> findings) {
+    this.findings = findings;
     return this;
   }
 

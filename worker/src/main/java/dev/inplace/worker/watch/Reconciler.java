@@ -138,7 +138,7 @@ final class Reconciler {
     try {
       resolved = resolver.resolve(cr.getMetadata().getNamespace(), spec);
       if (spec.dryRun()) {
-        UpgradePlan plan = DryRunPlanner.plan(resolved, cr instanceof ControlPlaneUpgrade);
+        UpgradePlan plan = DryRunPlanner.plan(resolved, cr instanceof ControlPlaneUpgrade, clock.millis());
         write(cr, previous -> build.planned(previous, plan));
         return;
       }

@@ -56,7 +56,7 @@ class DryRunPlannerTest {
 
   @Test
   void aKubeadmControlPlanePlanAppliesOnTheFirstNodeAndUpgradesTheNextWithKubeadmScripts() throws Exception {
-    UpgradePlan plan = DryRunPlanner.plan(kubeadm(List.of()), true);
+    UpgradePlan plan = DryRunPlanner.plan(kubeadm(List.of()), true, 0L);
 
     assertEquals(List.of("snapshot", "preflight", "stage", "stage", "cordon", "drain", "backup", "install", "upgrade",
         "restart", "verify", "uncordon", "record", "restore", "release"), steps(plan.getNodes().get(0)));
@@ -74,7 +74,7 @@ class DryRunPlannerTest {
 
   @Test
   void aKubeadmWorkersPlanRunsKubeadmUpgradeNodeInWaves() throws Exception {
-    UpgradePlan plan = DryRunPlanner.plan(kubeadm(List.of("md-a")), false);
+    UpgradePlan plan = DryRunPlanner.plan(kubeadm(List.of("md-a")), false, 0L);
 
     assertEquals(List.of("w-0", "w-1"), plan.getNodes().stream().map(PlannedNode::getNode).toList());
     assertEquals(List.of(1, 2), plan.getNodes().stream().map(PlannedNode::getWave).toList());

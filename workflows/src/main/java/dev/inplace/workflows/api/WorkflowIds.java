@@ -34,6 +34,14 @@ public final class WorkflowIds {
     return "workers-upgrade/" + namespace + "/" + name + "/" + uid + "/" + machineDeployment;
   }
 
+  /**
+   * {@code plan/<ns>/<cluster>/<version>/<request>}: one Plan run; {@code request} tells apart plans
+   * asked for again (a plan changes nothing, so two may run at once).
+   */
+  public static String plan(String namespace, String cluster, String version, String request) {
+    return "plan/" + namespace + "/" + cluster + "/" + version + "/" + request;
+  }
+
   /** {@code node-upgrade/<ns>/<machine>/<version>}: never two upgrades of one node at once. */
   public static String nodeUpgrade(String namespace, String machineName, String version) {
     return "node-upgrade/" + namespace + "/" + machineName + "/" + version;

@@ -19,6 +19,25 @@ final class ClusterPreflight {
     return VersionSkew.problem(machines, target);
   }
 
+  /**
+   * Why workers cannot start yet, if so: a control plane not at {@code target} (a kubelet must never
+   * be newer than the apiserver). WorkersUpgrade refuses with it; the plan reports it.
+   */
+  static Optional<String> controlPlaneBehind(List<MachineInfo> controlPlanes, String target) {
+    KubeVersion wanted = KubeVersion.parse(target);
+    List<String> behind = new java.util.ArrayList<>();
+    for (MachineInfo m : controlPlanes) {
+      Optional<KubeVersion> now = currentVersion(m);
+      if (now.isPresent() && now.get().compareTo(wanted) != 0) {
+        behind.add(m.nodeName() + " runs " + now.get());
+      }
+    }
+    if (behind.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of("control plane not at " + target + ": " + list(behind) + "; upgrade the control plane first");
+  }
+
   /** The version a machine runs: what its kubelet reports, else its Machine's spec.version. */
   static Optional<KubeVersion> currentVersion(MachineInfo m) {
     return VersionSkew.currentVersion(m);

@@ -152,7 +152,7 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
    * child request (building them validates the Machines).
    */
   private Map<String, NodeUpgradeRequest> checkControlPlanes(ClusterInventory inventory) {
-    controlPlanes = inventory.machines().stream().filter(m -> m.role() == NodeRole.CONTROL_PLANE).toList();
+    controlPlanes = RunOrder.controlPlanes(inventory);
     if (controlPlanes.isEmpty()) {
       throw status.refuse(UpgradeFailures.INVALID_REQUEST, "cluster " + cluster() + " has no control-plane Machines");
     }
@@ -219,7 +219,7 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
 
     book.load(controlPlanes, List.of());
     for (MachineInfo m : controlPlanes) {
-      if (ClusterPreflight.atTarget(m, observed.get(m.nodeName()), target())) {
+      if (RunOrder.atTarget(m, observed.get(m.nodeName()), target())) {
         book.alreadyAtTarget(m.nodeName(), target());
       }
     }
@@ -228,10 +228,10 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
 
   /** The etcd snapshot on the first control-plane node, unless every one already runs the target. */
   private void snapshotEtcd(NodeUpgradeRequest first) {
-    if (controlPlanes.stream().allMatch(m -> target().equals(observed.get(m.nodeName())))) {
+    if (!RunOrder.takesEtcdSnapshot(controlPlanes, observed, target())) {
       return;
     }
-    String name = ClusterPreflight.snapshotName(target());
+    String name = RunOrder.snapshotName(target());
     String node = first.node().nodeName();
     status.setPhase(RunPhase.PREFLIGHT, "taking etcd snapshot " + name + " on " + node);
     try {

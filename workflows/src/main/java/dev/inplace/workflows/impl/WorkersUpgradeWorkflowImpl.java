@@ -170,13 +170,12 @@ public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
     ClusterInventory inventory =
         status.preflight("reading cluster " + cluster(), UpgradeFailures.PREFLIGHT_FAILED,
             () -> clusterApi.describeCluster(cluster()));
-    List<String> pools = inventory.pools().stream().map(PoolInfo::machineDeployment).toList();
+    List<String> pools = RunOrder.pools(inventory);
     if (!pools.contains(md)) {
       throw status.refuse(UpgradeFailures.INVALID_REQUEST, "MachineDeployment " + md + " not found in cluster " + cluster()
           + "; it has: " + (pools.isEmpty() ? "none" : ClusterPreflight.list(pools)));
     }
-    List<MachineInfo> pool =
-        inventory.machines().stream().filter(m -> m.role() == NodeRole.WORKER && md.equals(m.pool())).toList();
+    List<MachineInfo> pool = RunOrder.pool(inventory, md);
     for (MachineInfo m : pool) {
       try {
         template().forNode(m.target(cluster()));
@@ -184,8 +183,7 @@ public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
         throw status.refuse(UpgradeFailures.INVALID_REQUEST, "Machine " + m.name() + ": " + e.getMessage());
       }
     }
-    requireControlPlaneAtTarget(
-        inventory.machines().stream().filter(m -> m.role() == NodeRole.CONTROL_PLANE).toList());
+    requireControlPlaneAtTarget(RunOrder.controlPlanes(inventory));
     ClusterPreflight.versionSkew(pool, target())
         .ifPresent(why -> {
           throw status.refuse(UpgradeFailures.UNSUPPORTED_VERSION_SKEW, why);
@@ -196,7 +194,7 @@ public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
 
     book.load(pool, List.of());
     for (MachineInfo m : pool) {
-      if (ClusterPreflight.atTarget(m, m.kubeletVersion(), target())) {
+      if (RunOrder.atTarget(m, m.kubeletVersion(), target())) {
         book.alreadyAtTarget(m.nodeName(), target());
       }
     }
@@ -204,18 +202,10 @@ public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
 
   /** A kubelet must never be newer than the apiserver: every control-plane node runs the target. */
   private void requireControlPlaneAtTarget(List<MachineInfo> controlPlanes) {
-    KubeVersion wanted = KubeVersion.parse(target());
-    List<String> behind = new ArrayList<>();
-    for (MachineInfo m : controlPlanes) {
-      Optional<KubeVersion> now = ClusterPreflight.currentVersion(m);
-      if (now.isPresent() && now.get().compareTo(wanted) != 0) {
-        behind.add(m.nodeName() + " runs " + now.get());
-      }
-    }
-    if (!behind.isEmpty()) {
-      throw status.refuse(UpgradeFailures.UNSUPPORTED_VERSION_SKEW, "control plane not at " + target() + ": "
-          + ClusterPreflight.list(behind) + "; upgrade the control plane first");
-    }
+    ClusterPreflight.controlPlaneBehind(controlPlanes, target())
+        .ifPresent(why -> {
+          throw status.refuse(UpgradeFailures.UNSUPPORTED_VERSION_SKEW, why);
+        });
     try {
       startGate.awaitControlPlaneHealthy(
           new ControlPlaneCheckRequest(

@@ -80,6 +80,17 @@ public final class ActivityOptionsCatalog {
         .build();
   }
 
+  /**
+   * The Plan workflow's reads (inventory, Nodes, budgets, the host inspect script, rendering): short,
+   * retried briefly, since an operator waits on the answer and a failed read becomes a finding.
+   */
+  public static ActivityOptions planRead() {
+    return ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofSeconds(60))
+        .setRetryOptions(retries(3, Duration.ofSeconds(1)))
+        .build();
+  }
+
   /** A drain bounded by its own timeout; heartbeats the pods still to go. */
   public static ActivityOptions drain(long drainTimeoutSeconds) {
     return ActivityOptions.newBuilder()

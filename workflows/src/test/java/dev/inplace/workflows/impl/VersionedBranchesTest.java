@@ -37,7 +37,7 @@ class VersionedBranchesTest {
   /** The classes of the workflow implementations that may declare change IDs. */
   static final List<Class<?>> IMPLEMENTATIONS = List.of(
       NodeUpgradeWorkflowImpl.class, NodeChildren.class, NodeLoop.class, ControlPlaneUpgradeWorkflowImpl.class,
-      WorkersUpgradeWorkflowImpl.class);
+      WorkersUpgradeWorkflowImpl.class, PlanWorkflowImpl.class);
 
   @Test
   void everyDeclaredChangeIdIsCovered() throws Exception {

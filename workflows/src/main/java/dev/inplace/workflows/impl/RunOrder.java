@@ -1,0 +1,60 @@
+package dev.inplace.workflows.impl;
+
+import dev.inplace.workflows.api.ClusterInventory;
+import dev.inplace.workflows.api.MachineInfo;
+import dev.inplace.workflows.api.NodeRole;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The order in which the parent runs take nodes, as pure functions of the inventory: the runs and
+ * the plan ({@link UpgradePlanner}) both call these, so a plan cannot drift from what a run does.
+ * A run starts its nodes in inventory order (Machines sorted by name, control planes first),
+ * skipping those already at the target.
+ */
+public final class RunOrder {
+  private RunOrder() {}
+
+  /** The control-plane Machines in the order ControlPlaneUpgrade starts them, one at a time. */
+  public static List<MachineInfo> controlPlanes(ClusterInventory inventory) {
+    return inventory.machines().stream().filter(m -> m.role() == NodeRole.CONTROL_PLANE).toList();
+  }
+
+  /** One MachineDeployment's workers in the order its WorkersUpgrade starts them. */
+  public static List<MachineInfo> pool(ClusterInventory inventory, String machineDeployment) {
+    return inventory.machines().stream()
+        .filter(m -> m.role() == NodeRole.WORKER && machineDeployment.equals(m.pool()))
+        .toList();
+  }
+
+  /** The MachineDeployments of the cluster, in inventory order. */
+  public static List<String> pools(ClusterInventory inventory) {
+    return inventory.pools().stream().map(ClusterInventory.PoolInfo::machineDeployment).toList();
+  }
+
+  /**
+   * How many nodes of a pool of {@code poolSize} a WorkersUpgrade upgrades at once; throws
+   * IllegalArgumentException for a value the run would refuse.
+   */
+  public static int window(String maxUnavailable, int poolSize) {
+    return MaxUnavailable.parse(maxUnavailable == null ? "1" : maxUnavailable).windowFor(poolSize);
+  }
+
+  /** Nothing to do for this Machine: its kubelet runs the target and its Machine says so. */
+  public static boolean atTarget(MachineInfo m, String kubeletVersion, String target) {
+    return ClusterPreflight.atTarget(m, kubeletVersion, target);
+  }
+
+  /**
+   * Whether ControlPlaneUpgrade takes its etcd snapshot: unless every control plane's kubelet
+   * (as observed, by node name) runs the target already. It is taken on the first control plane.
+   */
+  public static boolean takesEtcdSnapshot(List<MachineInfo> controlPlanes, Map<String, String> kubelets, String target) {
+    return !controlPlanes.stream().allMatch(m -> target.equals(kubelets.get(m.nodeName())));
+  }
+
+  /** {@code inplace-pre-v1-31-2-k3s1}, the etcd snapshot's name. */
+  public static String snapshotName(String target) {
+    return ClusterPreflight.snapshotName(target);
+  }
+}
