@@ -22,12 +22,33 @@ final class NodePreflight {
 
   private NodePreflight() {}
 
-  /** The refusal for this node, if any. Nothing has been changed when this is called. */
+  /**
+   * How a Node's reported kubelet version is held against the release: {@link #EXACT} (runs before
+   * node-upgrade-k0s-node-version, and the parents), or {@link #AS_REPORTED}, where a k0s Node's
+   * {@code vX.Y.Z+k0s} runs every {@code vX.Y.Z+k0s.N} ({@link KubeVersion#nodeRuns}); the
+   * installed digests then tell the builds apart.
+   */
+  enum VersionMatch {
+    EXACT,
+    AS_REPORTED;
+
+    boolean runs(String nodeVersion, String release) {
+      return this == EXACT ? release.equals(nodeVersion) : KubeVersion.nodeRuns(nodeVersion, release);
+    }
+  }
+
+  /** The refusal for this node, if any, comparing versions exactly. */
   static Optional<ApplicationFailure> refusal(
       NodeUpgradeRequest request, NodeState node, HostFacts host) {
+    return refusal(request, node, host, VersionMatch.EXACT);
+  }
+
+  /** The refusal for this node, if any. Nothing has been changed when this is called. */
+  static Optional<ApplicationFailure> refusal(
+      NodeUpgradeRequest request, NodeState node, HostFacts host, VersionMatch match) {
     KubeVersion target = KubeVersion.parse(request.targetVersion());
     String nodeName = request.node().nodeName();
-    if (atTarget(request, node, host)) {
+    if (atTarget(request, node, host, match)) {
       return Optional.empty();
     }
     if (node.kubeletVersion() == null || !KubeVersion.isValid(node.kubeletVersion())) {
@@ -102,13 +123,23 @@ final class NodePreflight {
    */
   static Optional<ApplicationFailure> kubeletNewerThanControlPlane(
       NodeUpgradeRequest request, NodeState node, HostFacts host, NodeVersions controlPlane) {
-    if (atTarget(request, node, host) || controlPlane == null || controlPlane.nodes() == null) {
+    return kubeletNewerThanControlPlane(request, node, host, controlPlane, VersionMatch.EXACT);
+  }
+
+  /**
+   * As above; with {@link VersionMatch#AS_REPORTED} a control plane whose Node runs the target
+   * (a k0s {@code +k0s} for {@code +k0s.N}) is not behind it.
+   */
+  static Optional<ApplicationFailure> kubeletNewerThanControlPlane(
+      NodeUpgradeRequest request, NodeState node, HostFacts host, NodeVersions controlPlane, VersionMatch match) {
+    if (atTarget(request, node, host, match) || controlPlane == null || controlPlane.nodes() == null) {
       return Optional.empty();
     }
     KubeVersion target = KubeVersion.parse(request.targetVersion());
     List<String> behind =
         controlPlane.nodes().stream()
             .filter(n -> KubeVersion.isValid(n.kubeletVersion()))
+            .filter(n -> !match.runs(n.kubeletVersion(), request.targetVersion()))
             .filter(n -> KubeVersion.parse(n.kubeletVersion()).compareTo(target) < 0)
             .map(n -> n.nodeName() + " runs " + n.kubeletVersion())
             .toList();
@@ -126,10 +157,15 @@ final class NodePreflight {
             + "); upgrade the control plane first");
   }
 
-  /** The node already runs the target: Ready at the version, every artifact installed. */
+  /** The node already runs the target, comparing versions exactly. */
   static boolean atTarget(NodeUpgradeRequest request, NodeState node, HostFacts host) {
+    return atTarget(request, node, host, VersionMatch.EXACT);
+  }
+
+  /** The node already runs the target: Ready at the version, every artifact installed. */
+  static boolean atTarget(NodeUpgradeRequest request, NodeState node, HostFacts host, VersionMatch match) {
     return node.ready()
-        && request.targetVersion().equals(node.kubeletVersion())
+        && match.runs(node.kubeletVersion(), request.targetVersion())
         && request.artifacts().stream()
             .allMatch(a -> a.sha256().equals(installedDigest(host.installed(), a.installPath())));
   }

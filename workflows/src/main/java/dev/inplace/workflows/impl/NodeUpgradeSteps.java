@@ -47,13 +47,19 @@ final class NodeUpgradeSteps {
   private final NodeActivityStubs stubs;
   private final NodeRollback rollback;
   private final boolean distributionSteps;
+  private final NodePreflight.VersionMatch versionMatch;
 
-  /** {@code distributionSteps}: from node-upgrade-distribution-steps on (upgrade command, skew, record). */
-  NodeUpgradeSteps(NodeStepLog steps, NodeActivityStubs stubs, NodeRollback rollback, boolean distributionSteps) {
+  /**
+   * {@code distributionSteps}: from node-upgrade-distribution-steps on (upgrade command, skew,
+   * record); {@code versionMatch}: how the Node's version is held against the release.
+   */
+  NodeUpgradeSteps(NodeStepLog steps, NodeActivityStubs stubs, NodeRollback rollback, boolean distributionSteps,
+      NodePreflight.VersionMatch versionMatch) {
     this.steps = steps;
     this.stubs = stubs;
     this.rollback = rollback;
     this.distributionSteps = distributionSteps;
+    this.versionMatch = versionMatch;
   }
 
   NodeUpgradeResult run(NodeUpgradeRequest request) {
@@ -81,9 +87,9 @@ final class NodeUpgradeSteps {
       steps.markFailed(UpgradeStep.PREFLIGHT, NodeStepResults.describe(e));
       throw steps.fail(UpgradeStep.PREFLIGHT, NodeStepResults.typeOf(e), NodeStepResults.describe(e), NodePhase.FAILED, null);
     }
-    Optional<ApplicationFailure> refusal = NodePreflight.refusal(request, before, facts);
+    Optional<ApplicationFailure> refusal = NodePreflight.refusal(request, before, facts, versionMatch);
     if (refusal.isEmpty() && controlPlane != null) {
-      refusal = NodePreflight.kubeletNewerThanControlPlane(request, before, facts, controlPlane);
+      refusal = NodePreflight.kubeletNewerThanControlPlane(request, before, facts, controlPlane, versionMatch);
     }
     if (refusal.isPresent()) {
       String why = refusal.get().getOriginalMessage();
@@ -96,7 +102,7 @@ final class NodeUpgradeSteps {
         "kubelet " + before.kubeletVersion() + ", host " + facts.arch() + ", "
             + facts.stagingFreeBytes() / (1024 * 1024) + " MiB free");
 
-    if (NodePreflight.atTarget(request, before, facts)) {
+    if (NodePreflight.atTarget(request, before, facts, versionMatch)) {
       return finishAlreadyAtTarget(request, before, owner, nodeRequest);
     }
 

@@ -2,6 +2,7 @@ package dev.inplace.workflows.impl;
 
 import dev.inplace.workflows.api.ClusterApiActivities;
 import dev.inplace.workflows.api.ClusterApiActivities.MachineMarkRequest;
+import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.NodePhase;
 import dev.inplace.workflows.api.NodeProgress;
 import dev.inplace.workflows.api.NodeUpgradeRequest;
@@ -55,6 +56,14 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
    */
   static final String UI_SUMMARIES_CHANGE = "node-upgrade-ui-summaries";
 
+  /**
+   * Change ID: runs from this version on hold the Node's version against the release as the Node
+   * reports it ({@link KubeVersion#nodeRuns}): a k0s node reports {@code vX.Y.Z+k0s} for the release
+   * {@code vX.Y.Z+k0s.N}, so a node already upgraded is now skipped instead of stopped and started
+   * again, and a control plane at the target no longer counts as behind a worker's target.
+   */
+  static final String K0S_NODE_VERSION_CHANGE = "node-upgrade-k0s-node-version";
+
   private final NodeStepLog steps = new NodeStepLog();
   private final NodeActivityStubs stubs = new NodeActivityStubs();
 
@@ -89,8 +98,12 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
       }
     }
     stubs.uiSummaries(Workflow.getVersion(UI_SUMMARIES_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1);
+    NodePreflight.VersionMatch versionMatch =
+        Workflow.getVersion(K0S_NODE_VERSION_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1
+            ? NodePreflight.VersionMatch.AS_REPORTED
+            : NodePreflight.VersionMatch.EXACT;
     NodeUpgradeSteps sequence =
-        new NodeUpgradeSteps(steps, stubs, new NodeRollback(steps, stubs), distributionSteps);
+        new NodeUpgradeSteps(steps, stubs, new NodeRollback(steps, stubs), distributionSteps, versionMatch);
     if (request.markMachine()
         && Workflow.getVersion(OWN_MACHINE_MARK_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1) {
       return upgradeMarked(request, sequence);

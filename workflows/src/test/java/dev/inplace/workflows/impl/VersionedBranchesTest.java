@@ -32,7 +32,8 @@ class VersionedBranchesTest {
       new Change(NodeUpgradeWorkflowImpl.UI_SUMMARIES_CHANGE, 1, List.of("node-upgrade-")),
       new Change(NodeChildren.MACHINE_MARK_OWNER_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
       new Change(ControlPlaneUpgradeWorkflowImpl.PAUSE_CONTROL_PLANE_CHANGE, 2, List.of("cp-upgrade-")),
-      new Change(NodeUpgradeWorkflowImpl.CATALOGUE_RULES_CHANGE, 1, List.of("node-upgrade-")));
+      new Change(NodeUpgradeWorkflowImpl.CATALOGUE_RULES_CHANGE, 1, List.of("node-upgrade-")),
+      new Change(NodeUpgradeWorkflowImpl.K0S_NODE_VERSION_CHANGE, 1, List.of("node-upgrade-")));
 
   /** The classes of the workflow implementations that may declare change IDs. */
   static final List<Class<?>> IMPLEMENTATIONS = List.of(
