@@ -1,6 +1,6 @@
 package dev.inplace.client;
 
-import dev.inplace.workflows.api.SearchAttributes;
+import dev.inplace.workflows.api.RunSearchAttributes;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.temporal.api.enums.v1.IndexedValueType;
@@ -29,7 +29,7 @@ public final class SearchAttributeRegistration {
 
   public static Map<String, IndexedValueType> wanted() {
     Map<String, IndexedValueType> wanted = new LinkedHashMap<>();
-    for (SearchAttributeKey<?> key : SearchAttributes.ALL) {
+    for (SearchAttributeKey<?> key : RunSearchAttributes.ALL) {
       wanted.put(
           key.getName(),
           key.getValueType() == IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST

@@ -2,7 +2,7 @@ package dev.inplace.client;
 
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow;
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow.ControlPlaneUpgradeRequest;
-import dev.inplace.workflows.api.SearchAttributes;
+import dev.inplace.workflows.api.RunSearchAttributes;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow.WorkersUpgradeRequest;
 import dev.inplace.workflows.api.WorkflowIds;
@@ -23,7 +23,7 @@ public final class UpgradeRuns {
     String id = WorkflowIds.controlPlaneUpgrade(
         request.cluster().namespace(), request.cluster().name(), request.template().targetVersion());
     WorkflowOptions options = options(id, taskQueue,
-        SearchAttributes.KIND_CONTROL_PLANE, request.cluster().toString(), request.template().targetVersion(),
+        RunSearchAttributes.KIND_CONTROL_PLANE, request.cluster().toString(), request.template().targetVersion(),
         "Upgrade the control plane of " + request.cluster() + " to " + request.template().targetVersion());
     StartOrAttach.start(client, ControlPlaneUpgradeWorkflow.class, options,
         stub -> WorkflowClient.start(stub::upgrade, request));
@@ -36,7 +36,7 @@ public final class UpgradeRuns {
         request.cluster().namespace(), request.cluster().name(), request.machineDeployment(),
         request.template().targetVersion());
     WorkflowOptions options = options(id, taskQueue,
-        SearchAttributes.KIND_WORKERS, request.cluster().toString(), request.template().targetVersion(),
+        RunSearchAttributes.KIND_WORKERS, request.cluster().toString(), request.template().targetVersion(),
         "Upgrade workers of " + request.machineDeployment() + " to " + request.template().targetVersion());
     StartOrAttach.start(client, WorkersUpgradeWorkflow.class, options,
         stub -> WorkflowClient.start(stub::upgrade, request));
@@ -47,9 +47,9 @@ public final class UpgradeRuns {
       String id, String taskQueue, String kind, String cluster, String version, String summary) {
     io.temporal.common.SearchAttributes attributes =
         io.temporal.common.SearchAttributes.newBuilder()
-            .set(SearchAttributes.KIND, kind)
-            .set(SearchAttributes.CLUSTER, cluster)
-            .set(SearchAttributes.TARGET_VERSION, version)
+            .set(RunSearchAttributes.KIND, kind)
+            .set(RunSearchAttributes.CLUSTER, cluster)
+            .set(RunSearchAttributes.TARGET_VERSION, version)
             .build();
     return WorkflowOptions.newBuilder()
         .setWorkflowId(id)

@@ -3,7 +3,7 @@ package dev.inplace.client;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.inplace.workflows.api.SearchAttributes;
+import dev.inplace.workflows.api.RunSearchAttributes;
 import io.temporal.common.SearchAttributeKey;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
@@ -29,7 +29,7 @@ class SearchAttributeRegistrationTest {
 
   @Test
   void everyAttributeIsAKeywordOrKeywordList() {
-    for (SearchAttributeKey<?> key : SearchAttributes.ALL) {
+    for (SearchAttributeKey<?> key : RunSearchAttributes.ALL) {
       assertTrue(SearchAttributeRegistration.wanted().containsKey(key.getName()), key.getName());
     }
   }

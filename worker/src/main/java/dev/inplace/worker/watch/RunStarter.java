@@ -5,7 +5,7 @@ import dev.inplace.worker.crd.RunRecord;
 import dev.inplace.worker.crd.WorkersUpgrade;
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow;
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow.ControlPlaneUpgradeRequest;
-import dev.inplace.workflows.api.SearchAttributes;
+import dev.inplace.workflows.api.RunSearchAttributes;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow.WorkersUpgradeRequest;
 import dev.inplace.workflows.api.WorkflowIds;
@@ -70,7 +70,7 @@ final class RunStarter {
       boolean isNew;
       if (run.getMachineDeployment() == null) {
         WorkflowOptions options =
-            options(run.getWorkflowId(), SearchAttributes.KIND_CONTROL_PLANE, resolved, memo,
+            options(run.getWorkflowId(), RunSearchAttributes.KIND_CONTROL_PLANE, resolved, memo,
                 "Upgrade the control plane of " + resolved.cluster() + " to " + target + " (" + resource + ")");
         ControlPlaneUpgradeRequest request =
             new ControlPlaneUpgradeRequest(resolved.cluster(), resolved.template(), resolved.soakSeconds(), resolved.window());
@@ -78,7 +78,7 @@ final class RunStarter {
             stub -> WorkflowClient.start(stub::upgrade, request));
       } else {
         WorkflowOptions options =
-            options(run.getWorkflowId(), SearchAttributes.KIND_WORKERS, resolved, memo,
+            options(run.getWorkflowId(), RunSearchAttributes.KIND_WORKERS, resolved, memo,
                 "Upgrade workers of " + run.getMachineDeployment() + " in " + resolved.cluster() + " to " + target
                     + " (" + resource + ")");
         WorkersUpgradeRequest request =
@@ -109,9 +109,9 @@ final class RunStarter {
       String id, String kind, ResolvedUpgrade resolved, Map<String, Object> memo, String summary) {
     io.temporal.common.SearchAttributes attributes =
         io.temporal.common.SearchAttributes.newBuilder()
-            .set(SearchAttributes.KIND, kind)
-            .set(SearchAttributes.CLUSTER, resolved.cluster().toString())
-            .set(SearchAttributes.TARGET_VERSION, resolved.template().targetVersion())
+            .set(RunSearchAttributes.KIND, kind)
+            .set(RunSearchAttributes.CLUSTER, resolved.cluster().toString())
+            .set(RunSearchAttributes.TARGET_VERSION, resolved.template().targetVersion())
             .build();
     return WorkflowOptions.newBuilder()
         .setWorkflowId(id)

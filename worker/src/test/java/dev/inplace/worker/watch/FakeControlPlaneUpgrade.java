@@ -3,7 +3,7 @@ package dev.inplace.worker.watch;
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow;
 import dev.inplace.workflows.api.NodePhase;
 import dev.inplace.workflows.api.NodeRole;
-import dev.inplace.workflows.api.SearchAttributes;
+import dev.inplace.workflows.api.RunSearchAttributes;
 import java.util.List;
 
 /** ControlPlaneUpgrade stand-in: control-plane nodes {@code cp-0}, {@code cp-1}. */
@@ -11,7 +11,7 @@ public class FakeControlPlaneUpgrade extends FakeRun implements ControlPlaneUpgr
   static final List<String> NODES = List.of("cp-0", "cp-1");
 
   public FakeControlPlaneUpgrade() {
-    super(SearchAttributes.KIND_CONTROL_PLANE);
+    super(RunSearchAttributes.KIND_CONTROL_PLANE);
   }
 
   @Override

@@ -2,7 +2,7 @@ package dev.inplace.worker.watch;
 
 import dev.inplace.workflows.api.NodePhase;
 import dev.inplace.workflows.api.NodeRole;
-import dev.inplace.workflows.api.SearchAttributes;
+import dev.inplace.workflows.api.RunSearchAttributes;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
 import java.util.List;
 
@@ -10,7 +10,7 @@ import java.util.List;
 public class FakeWorkersUpgrade extends FakeRun implements WorkersUpgradeWorkflow {
 
   public FakeWorkersUpgrade() {
-    super(SearchAttributes.KIND_WORKERS);
+    super(RunSearchAttributes.KIND_WORKERS);
   }
 
   static List<String> nodes(String machineDeployment) {

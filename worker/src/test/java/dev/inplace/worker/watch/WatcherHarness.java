@@ -8,7 +8,7 @@ import dev.inplace.worker.crd.UpgradeCondition;
 import dev.inplace.worker.crd.UpgradeSpec;
 import dev.inplace.worker.crd.UpgradeStatus;
 import dev.inplace.worker.crd.WorkersUpgrade;
-import dev.inplace.workflows.api.SearchAttributes;
+import dev.inplace.workflows.api.RunSearchAttributes;
 import dev.inplace.workflows.api.UpgradeProgress;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.client.CustomResource;
@@ -67,7 +67,7 @@ final class WatcherHarness implements AutoCloseable {
                 .setWorkflowClientOptions(
                     WorkflowClientOptions.newBuilder().setInterceptors(new StartRecorder()).validateAndBuildWithDefaults())
                 .build());
-    for (SearchAttributeKey<?> key : SearchAttributes.ALL) {
+    for (SearchAttributeKey<?> key : RunSearchAttributes.ALL) {
       env.registerSearchAttribute(
           key.getName(),
           key.getValueType() == IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST

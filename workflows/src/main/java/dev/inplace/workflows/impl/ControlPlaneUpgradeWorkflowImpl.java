@@ -27,7 +27,7 @@ import dev.inplace.workflows.api.NodeStatus;
 import dev.inplace.workflows.api.NodeUpgradeRequest;
 import dev.inplace.workflows.api.NodeUpgradeTemplate;
 import dev.inplace.workflows.api.ObjectRef;
-import dev.inplace.workflows.api.SearchAttributes;
+import dev.inplace.workflows.api.RunSearchAttributes;
 import dev.inplace.workflows.api.UpgradeProgress;
 import dev.inplace.workflows.api.UpgradeProgress.RunPhase;
 import dev.inplace.workflows.failure.UpgradeFailures;
@@ -79,12 +79,12 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
   private final NodeBook book = new NodeBook();
   private final NodeThreads threads = new NodeThreads();
   private final RunRules rules = RunRules.oneAtATime();
-  private final RunStatus status = new RunStatus(SearchAttributes.KIND_CONTROL_PLANE, book, rules, threads);
+  private final RunStatus status = new RunStatus(RunSearchAttributes.KIND_CONTROL_PLANE, book, rules, threads);
   private final NodeChildren children =
       new NodeChildren(clusterApi, book, threads, this::gate, this::requestFor, status::warn);
   private final NodeLoop loop = new NodeLoop(book, threads, rules, status, children);
   private final OperatorControls controls =
-      new OperatorControls(SearchAttributes.KIND_CONTROL_PLANE, book, rules, threads);
+      new OperatorControls(RunSearchAttributes.KIND_CONTROL_PLANE, book, rules, threads);
   private ClusterRef cluster;
   private NodeUpgradeTemplate template;
   private List<MachineInfo> controlPlanes = List.of();

@@ -9,7 +9,7 @@ import dev.inplace.workflows.api.NodePhase;
 import dev.inplace.workflows.api.NodeUpgradeRequest;
 import dev.inplace.workflows.api.NodeUpgradeResult;
 import dev.inplace.workflows.api.NodeUpgradeWorkflow;
-import dev.inplace.workflows.api.SearchAttributes;
+import dev.inplace.workflows.api.RunSearchAttributes;
 import dev.inplace.workflows.api.UpgradeProgress.RunPhase;
 import dev.inplace.workflows.api.UpgradeStep;
 import dev.inplace.workflows.failure.UpgradeFailures;
@@ -217,11 +217,11 @@ final class NodeChildren {
   private NodeUpgradeWorkflow child(MachineInfo machine, String childId) {
     io.temporal.common.SearchAttributes attributes =
         io.temporal.common.SearchAttributes.newBuilder()
-            .set(SearchAttributes.CLUSTER, cluster.toString())
-            .set(SearchAttributes.KIND, SearchAttributes.KIND_NODE)
-            .set(SearchAttributes.TARGET_VERSION, target)
-            .set(SearchAttributes.NODE, List.of(machine.nodeName()))
-            .set(SearchAttributes.PHASE, RunPhase.UPGRADING.name())
+            .set(RunSearchAttributes.CLUSTER, cluster.toString())
+            .set(RunSearchAttributes.KIND, RunSearchAttributes.KIND_NODE)
+            .set(RunSearchAttributes.TARGET_VERSION, target)
+            .set(RunSearchAttributes.NODE, List.of(machine.nodeName()))
+            .set(RunSearchAttributes.PHASE, RunPhase.UPGRADING.name())
             .build();
     ChildWorkflowOptions options =
         ChildWorkflowOptions.newBuilder()

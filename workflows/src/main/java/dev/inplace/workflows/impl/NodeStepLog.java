@@ -3,7 +3,7 @@ package dev.inplace.workflows.impl;
 import dev.inplace.workflows.api.NodeFailure;
 import dev.inplace.workflows.api.NodePhase;
 import dev.inplace.workflows.api.NodeProgress;
-import dev.inplace.workflows.api.SearchAttributes;
+import dev.inplace.workflows.api.RunSearchAttributes;
 import dev.inplace.workflows.api.StepRecord;
 import dev.inplace.workflows.api.StepStatus;
 import dev.inplace.workflows.api.UpgradeStep;
@@ -74,7 +74,7 @@ final class NodeStepLog {
   void setPhase(NodePhase next) {
     phase = next;
     if (upsertPhase) {
-      Workflow.upsertTypedSearchAttributes(SearchAttributes.PHASE.valueSet(next.name()));
+      Workflow.upsertTypedSearchAttributes(RunSearchAttributes.PHASE.valueSet(next.name()));
     }
     publishDetails();
   }

@@ -8,7 +8,7 @@ import dev.inplace.workflows.api.NodeProgress;
 import dev.inplace.workflows.api.NodeUpgradeRequest;
 import dev.inplace.workflows.api.NodeUpgradeResult;
 import dev.inplace.workflows.api.NodeUpgradeWorkflow;
-import dev.inplace.workflows.api.SearchAttributes;
+import dev.inplace.workflows.api.RunSearchAttributes;
 import dev.inplace.workflows.api.UpgradeStep;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
@@ -80,10 +80,10 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
     steps.upsertPhase(upsertSearchAttributes);
     if (upsertSearchAttributes) {
       Workflow.upsertTypedSearchAttributes(
-          SearchAttributes.CLUSTER.valueSet(request.node().cluster().toString()),
-          SearchAttributes.KIND.valueSet(SearchAttributes.KIND_NODE),
-          SearchAttributes.TARGET_VERSION.valueSet(request.targetVersion()),
-          SearchAttributes.NODE.valueSet(List.of(request.node().nodeName())));
+          RunSearchAttributes.CLUSTER.valueSet(request.node().cluster().toString()),
+          RunSearchAttributes.KIND.valueSet(RunSearchAttributes.KIND_NODE),
+          RunSearchAttributes.TARGET_VERSION.valueSet(request.targetVersion()),
+          RunSearchAttributes.NODE.valueSet(List.of(request.node().nodeName())));
     }
     boolean distributionSteps =
         Workflow.getVersion(DISTRIBUTION_STEPS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;

@@ -5,7 +5,7 @@ import dev.inplace.workflows.api.NodeActivities;
 import dev.inplace.workflows.api.NodeActivities.BudgetReport;
 import dev.inplace.workflows.api.NodeStatus;
 import dev.inplace.workflows.api.NodeUpgradeTemplate;
-import dev.inplace.workflows.api.SearchAttributes;
+import dev.inplace.workflows.api.RunSearchAttributes;
 import dev.inplace.workflows.api.UpgradeProgress;
 import dev.inplace.workflows.api.UpgradeProgress.RunPhase;
 import dev.inplace.workflows.failure.UpgradeFailures;
@@ -64,10 +64,10 @@ final class RunStatus {
     this.cluster = cluster;
     this.template = template;
     Workflow.upsertTypedSearchAttributes(
-        SearchAttributes.CLUSTER.valueSet(cluster.toString()),
-        SearchAttributes.KIND.valueSet(kind),
-        SearchAttributes.TARGET_VERSION.valueSet(template.targetVersion()),
-        SearchAttributes.PHASE.valueSet(currentPhase().name()));
+        RunSearchAttributes.CLUSTER.valueSet(cluster.toString()),
+        RunSearchAttributes.KIND.valueSet(kind),
+        RunSearchAttributes.TARGET_VERSION.valueSet(template.targetVersion()),
+        RunSearchAttributes.PHASE.valueSet(currentPhase().name()));
     publishedPhase = currentPhase();
     Workflow.setCurrentDetails(publishedPhase + ": " + message());
   }
@@ -168,14 +168,14 @@ final class RunStatus {
   void publish() {
     RunPhase now = currentPhase();
     if (now != publishedPhase) {
-      Workflow.upsertTypedSearchAttributes(SearchAttributes.PHASE.valueSet(now.name()));
+      Workflow.upsertTypedSearchAttributes(RunSearchAttributes.PHASE.valueSet(now.name()));
       publishedPhase = now;
     }
     List<String> inFlight = book.inFlight();
     List<String> listed = inFlight.size() > NODES_IN_ATTRIBUTE ? inFlight.subList(0, NODES_IN_ATTRIBUTE) : inFlight;
     if (!listed.equals(publishedNodes)) {
       Workflow.upsertTypedSearchAttributes(
-          listed.isEmpty() ? SearchAttributes.NODE.valueUnset() : SearchAttributes.NODE.valueSet(List.copyOf(listed)));
+          listed.isEmpty() ? RunSearchAttributes.NODE.valueUnset() : RunSearchAttributes.NODE.valueSet(List.copyOf(listed)));
       publishedNodes = List.copyOf(listed);
     }
     Workflow.setCurrentDetails(now + ": " + message());

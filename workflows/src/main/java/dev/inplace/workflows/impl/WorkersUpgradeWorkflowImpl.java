@@ -18,7 +18,7 @@ import dev.inplace.workflows.api.NodeActivities.ExpectedNode;
 import dev.inplace.workflows.api.NodeRole;
 import dev.inplace.workflows.api.NodeUpgradeRequest;
 import dev.inplace.workflows.api.NodeUpgradeTemplate;
-import dev.inplace.workflows.api.SearchAttributes;
+import dev.inplace.workflows.api.RunSearchAttributes;
 import dev.inplace.workflows.api.UpgradeProgress;
 import dev.inplace.workflows.api.UpgradeProgress.RunPhase;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
@@ -67,11 +67,11 @@ public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
   private final NodeBook book = new NodeBook();
   private final NodeThreads threads = new NodeThreads();
   private final PoolRules rules = new PoolRules(book);
-  private final RunStatus status = new RunStatus(SearchAttributes.KIND_WORKERS, book, rules, threads);
+  private final RunStatus status = new RunStatus(RunSearchAttributes.KIND_WORKERS, book, rules, threads);
   private final NodeChildren children = new NodeChildren(
       clusterApi, book, threads, m -> {}, this::requestFor, status::warn);
   private final NodeLoop loop = new NodeLoop(book, threads, rules, status, children);
-  private final OperatorControls controls = new OperatorControls(SearchAttributes.KIND_WORKERS, book, rules, threads);
+  private final OperatorControls controls = new OperatorControls(RunSearchAttributes.KIND_WORKERS, book, rules, threads);
   private final int configuredHistoryLimit;
   private ClusterRef cluster;
   private NodeUpgradeTemplate template;

@@ -1,12 +1,12 @@
 package dev.inplace.workflows.impl;
 
-import static dev.inplace.workflows.api.SearchAttributes.CLUSTER;
-import static dev.inplace.workflows.api.SearchAttributes.KIND;
-import static dev.inplace.workflows.api.SearchAttributes.KIND_CONTROL_PLANE;
-import static dev.inplace.workflows.api.SearchAttributes.KIND_NODE;
-import static dev.inplace.workflows.api.SearchAttributes.NODE;
-import static dev.inplace.workflows.api.SearchAttributes.PHASE;
-import static dev.inplace.workflows.api.SearchAttributes.TARGET_VERSION;
+import static dev.inplace.workflows.api.RunSearchAttributes.CLUSTER;
+import static dev.inplace.workflows.api.RunSearchAttributes.KIND;
+import static dev.inplace.workflows.api.RunSearchAttributes.KIND_CONTROL_PLANE;
+import static dev.inplace.workflows.api.RunSearchAttributes.KIND_NODE;
+import static dev.inplace.workflows.api.RunSearchAttributes.NODE;
+import static dev.inplace.workflows.api.RunSearchAttributes.PHASE;
+import static dev.inplace.workflows.api.RunSearchAttributes.TARGET_VERSION;
 import static dev.inplace.workflows.testing.Fixtures.FROM;
 import static dev.inplace.workflows.testing.Fixtures.TO;
 import static dev.inplace.workflows.testing.ParentFixtures.awaitProgress;

@@ -40,7 +40,7 @@ import dev.inplace.workflows.api.NodeRole;
 import dev.inplace.workflows.api.NodeUpgradeRequest;
 import dev.inplace.workflows.api.NodeUpgradeResult;
 import dev.inplace.workflows.api.NodeUpgradeWorkflow;
-import dev.inplace.workflows.api.SearchAttributes;
+import dev.inplace.workflows.api.RunSearchAttributes;
 import dev.inplace.workflows.api.StepStatus;
 import dev.inplace.workflows.api.UpgradeStep;
 import dev.inplace.workflows.api.WorkflowIds;
@@ -77,7 +77,7 @@ class KubeadmNodeUpgradeWorkflowTest {
         TestWorkflowExtension.newBuilder()
             .registerWorkflowImplementationTypes(NodeUpgradeWorkflowImpl.class)
             .setDoNotStart(true);
-    for (SearchAttributeKey<?> key : SearchAttributes.ALL) {
+    for (SearchAttributeKey<?> key : RunSearchAttributes.ALL) {
       builder.registerSearchAttribute(key.getName(), key.getValueType());
     }
     return builder.build();

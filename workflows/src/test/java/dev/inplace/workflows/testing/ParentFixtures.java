@@ -12,7 +12,7 @@ import dev.inplace.workflows.api.NodeRole;
 import dev.inplace.workflows.api.NodeUpgradeTemplate;
 import dev.inplace.workflows.api.ObjectRef;
 import dev.inplace.workflows.api.PdbBlockedAction;
-import dev.inplace.workflows.api.SearchAttributes;
+import dev.inplace.workflows.api.RunSearchAttributes;
 import dev.inplace.workflows.api.SshSettings;
 import dev.inplace.workflows.api.UpgradeControls;
 import dev.inplace.workflows.api.UpgradeProgress;
@@ -40,7 +40,7 @@ public final class ParentFixtures {
    */
   public static TestWorkflowExtension.Builder extension() {
     TestWorkflowExtension.Builder builder = TestWorkflowExtension.newBuilder().setDoNotStart(true);
-    for (SearchAttributeKey<?> key : SearchAttributes.ALL) {
+    for (SearchAttributeKey<?> key : RunSearchAttributes.ALL) {
       builder.registerSearchAttribute(key.getName(), key.getValueType());
     }
     return builder;

@@ -4,11 +4,11 @@ import io.temporal.common.SearchAttributeKey;
 import java.util.List;
 
 /**
- * Custom search attributes that make runs findable in the Temporal UI and CLI, e.g. {@code
+ * The custom search attributes that make inplace runs findable in the Temporal UI and CLI, e.g. {@code
  * temporal workflow list --query 'InplaceCluster="fleet/edge-1" AND InplacePhase="HALTED"'}. The
  * worker registers them at start; upserting an unregistered one would stall a workflow.
  */
-public final class SearchAttributes {
+public final class RunSearchAttributes {
   public static final SearchAttributeKey<String> CLUSTER = SearchAttributeKey.forKeyword("InplaceCluster");
   public static final SearchAttributeKey<String> KIND = SearchAttributeKey.forKeyword("InplaceKind");
   public static final SearchAttributeKey<String> TARGET_VERSION =
@@ -22,5 +22,5 @@ public final class SearchAttributes {
   public static final String KIND_WORKERS = "WorkersUpgrade";
   public static final String KIND_NODE = "NodeUpgrade";
 
-  private SearchAttributes() {}
+  private RunSearchAttributes() {}
 }
