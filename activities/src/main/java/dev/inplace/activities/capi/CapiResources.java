@@ -36,6 +36,9 @@ public final class CapiResources {
       namespaced(CORE_GROUP, "MachineDeployment", "machinedeployments");
   public static final ResourceDefinitionContext CLUSTER =
       namespaced(CORE_GROUP, "Cluster", "clusters");
+  /** Read by nothing in the product (a ClusterClass cluster is refused); the sandbox seeds one. */
+  public static final ResourceDefinitionContext CLUSTER_CLASS =
+      namespaced(CORE_GROUP, "ClusterClass", "clusterclasses");
   public static final ResourceDefinitionContext KTHREES_CONTROL_PLANE =
       namespaced(CONTROL_PLANE_GROUP, "KThreesControlPlane", "kthreescontrolplanes");
   public static final ResourceDefinitionContext KUBEADM_CONTROL_PLANE =

@@ -21,7 +21,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads a Cluster's control plane, Machines and MachineDeployments into a {@link ClusterInventory}.
+ * Reads a Cluster's control plane, Machines and MachineDeployments into a {@link ClusterInventory};
+ * refuses a ClusterClass cluster ({@link ClusterTopology}).
  */
 final class ClusterInventoryReader {
   private static final Comparator<MachineInfo> MACHINE_ORDER =
@@ -43,6 +44,10 @@ final class ClusterInventoryReader {
       throw UpgradeFailures.nonRetryable(
           UpgradeFailures.CLUSTER_NOT_FOUND, "Cluster " + cluster + " not found");
     }
+    // A run started by hand skips the resources' intake: its parent's first read refuses here.
+    ClusterTopology.refusal(cluster, clusterObject).ifPresent(why -> {
+      throw UpgradeFailures.nonRetryable(UpgradeFailures.TOPOLOGY_MANAGED_CLUSTER, why);
+    });
     ObjectRef controlPlane = controlPlaneRef(clusterObject, cluster);
     String controlPlaneVersion = controlPlaneVersion(controlPlane, cluster);
     List<MachineInfo> machines =

@@ -159,6 +159,24 @@ class DescribeClusterTest {
   }
 
   @Test
+  void aClusterClassClusterIsTopologyManagedSoAHandStartedParentIsRefused() {
+    GenericKubernetesResource cluster =
+        client.genericKubernetesResources(CapiResources.CLUSTER).inNamespace(NS).withName("c1").get();
+    @SuppressWarnings("unchecked")
+    Map<String, Object> spec = (Map<String, Object>) cluster.getAdditionalProperties().get("spec");
+    spec.put("topology", Map.of("classRef", Map.of("name", "k3s-edge"), "version", V));
+    client.genericKubernetesResources(CapiResources.CLUSTER).inNamespace(NS).resource(cluster).update();
+
+    ApplicationFailure failure =
+        assertFailure(UpgradeFailures.TOPOLOGY_MANAGED_CLUSTER, () -> activities.describeCluster(C1));
+
+    assertTrue(failure.isNonRetryable());
+    assertEquals("Cluster capi-system/c1 is managed by ClusterClass k3s-edge (spec.topology, version " + V
+        + "): its topology controller owns the control-plane and MachineDeployment versions; inplace does not"
+        + " upgrade ClusterClass clusters, change spec.topology.version instead", failure.getOriginalMessage());
+  }
+
+  @Test
   void machineWithoutNodeRefIsInvalidRequest() {
     CapiFixtures.create(
         client,

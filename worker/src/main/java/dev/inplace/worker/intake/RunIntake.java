@@ -2,6 +2,7 @@ package dev.inplace.worker.intake;
 
 import dev.inplace.activities.artifacts.ArtifactSourcePolicy;
 import dev.inplace.activities.capi.CapiResources;
+import dev.inplace.activities.capi.ClusterTopology;
 import dev.inplace.workflows.api.Artifact;
 import dev.inplace.workflows.api.ArtifactRules;
 import dev.inplace.workflows.api.ClusterRef;
@@ -48,17 +49,9 @@ public final class RunIntake {
   public void refuseTopologyCluster(ClusterRef cluster) throws IntakeRefusal {
     GenericKubernetesResource found = read(() -> management.genericKubernetesResources(CapiResources.CLUSTER)
         .inNamespace(cluster.namespace()).withName(cluster.name()).get(), "Cluster " + cluster);
-    Object spec = found == null ? null : found.getAdditionalProperties().get("spec");
-    Object topology = spec instanceof Map<?, ?> m ? m.get("topology") : null;
-    if (topology instanceof Map<?, ?> t) {
-      Object klass = t.get("class");
-      if (klass == null && t.get("classRef") instanceof Map<?, ?> ref) {
-        klass = ref.get("name");
-      }
-      throw new IntakeRefusal(UpgradeFailures.TOPOLOGY_MANAGED_CLUSTER, "Cluster " + cluster
-          + " is managed by ClusterClass " + klass + " (spec.topology, version " + t.get("version")
-          + "): its topology controller owns the control-plane and MachineDeployment versions; "
-          + "inplace does not upgrade ClusterClass clusters, change spec.topology.version instead");
+    Optional<String> managed = ClusterTopology.refusal(cluster, found);
+    if (managed.isPresent()) {
+      throw new IntakeRefusal(UpgradeFailures.TOPOLOGY_MANAGED_CLUSTER, managed.get());
     }
   }
 

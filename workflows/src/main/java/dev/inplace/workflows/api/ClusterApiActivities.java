@@ -17,7 +17,10 @@ public interface ClusterApiActivities {
   /**
    * Read-only: the Cluster's control-plane object and version, its Machines (role, Node, InternalIP
    * address, versions, pool) and its MachineDeployments with their newest MachineSet. Fails with
-   * {@code InvalidRequest} naming what is missing (no Cluster, a Machine without a Node yet).
+   * {@code InvalidRequest} naming what is missing (no Cluster, a Machine without a Node yet), and
+   * with {@code TopologyManagedCluster} for a ClusterClass cluster ({@code spec.topology}), which
+   * inplace does not upgrade: the parents read the cluster first, so a run started by hand is
+   * refused before anything changes.
    */
   @ActivityMethod
   ClusterInventory describeCluster(ClusterRef cluster);
