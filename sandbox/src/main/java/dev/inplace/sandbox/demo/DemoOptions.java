@@ -30,7 +30,8 @@ public record DemoOptions(
     HostServer hosts,
     Topology topology,
     int workerProcesses,
-    double restartSeconds) {
+    double restartSeconds,
+    boolean clusterClass) {
 
   /** Where the demo's parts run. */
   public enum Topology {
@@ -47,7 +48,7 @@ public record DemoOptions(
       long readyTimeoutSeconds, boolean keep, Distribution distribution) {
     this(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, faults, binaryBytes,
         drainTimeoutSeconds, readyTimeoutSeconds, keep, distribution, HostServer.MINA, Topology.IN_PROCESS, 2,
-        DEFAULT_RESTART_SECONDS);
+        DEFAULT_RESTART_SECONDS, false);
   }
 
   /** How the demo starts the upgrade. */
@@ -110,6 +111,8 @@ public record DemoOptions(
         --topology T           in-process (default): everything in the demo's JVM; processes: Temporal's
                                test server, the estate and each worker as its own OS process (the CR path)
         --worker-processes N   worker processes with --topology processes (default 2)
+        --cluster-class        manage the Cluster through a ClusterClass (spec.topology): inplace refuses
+                               it (TopologyManagedCluster) with the crs and workflows modes, changing nothing
         --json                 end with one JSON line summarising the run
         --keep                 keep the estate directory for inspection
       """
@@ -137,6 +140,7 @@ public record DemoOptions(
     Topology topology = Topology.IN_PROCESS;
     int workerProcesses = 2;
     double restartSeconds = DEFAULT_RESTART_SECONDS;
+    boolean clusterClass = false;
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       switch (arg) {
@@ -157,6 +161,7 @@ public record DemoOptions(
         case "--topology" -> topology = topology(value(args, ++i, arg));
         case "--worker-processes" -> workerProcesses = intValue(arg, value(args, ++i, arg));
         case "--restart-seconds" -> restartSeconds = seconds(arg, value(args, ++i, arg));
+        case "--cluster-class" -> clusterClass = true;
         case "--json" -> json = true;
         case "--keep" -> keep = true;
         default -> throw new IllegalArgumentException("unknown option '" + arg + "'");
@@ -176,6 +181,10 @@ public record DemoOptions(
     if (topology == Topology.PROCESSES && mode == Mode.EXTENSION) {
       throw new IllegalArgumentException("--mode extension runs in-process only; use --topology in-process");
     }
+    if (clusterClass && mode == Mode.EXTENSION) {
+      throw new IllegalArgumentException("--cluster-class shows the refusal of the crs and workflows modes; the"
+          + " runtime extension is driven by CAPI from the topology (docs/capi-extension.md)");
+    }
     if (binaryMiB < 1 || binaryMiB > 512) {
       throw new IllegalArgumentException("--binary-size-mib must be 1..512");
     }
@@ -188,7 +197,7 @@ public record DemoOptions(
     if (KubeVersion.parse(to).compareTo(KubeVersion.parse(from)) <= 0) {
       throw new IllegalArgumentException("--to " + to + " must be newer than --from " + from);
     }
-    return new DemoOptions(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, List.copyOf(faults), binaryMiB << 20, drainTimeout, readyTimeout, keep, distribution, hosts, topology, workerProcesses, restartSeconds);
+    return new DemoOptions(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, List.copyOf(faults), binaryMiB << 20, drainTimeout, readyTimeout, keep, distribution, hosts, topology, workerProcesses, restartSeconds, clusterClass);
   }
 
   /**
@@ -220,7 +229,7 @@ public record DemoOptions(
     return new EstateSpec(
         controlPlanes, pools, workers, from, to,
         new FakeReleaseSizes(binaryBytes, FakeReleaseSizes.defaults().imagePaddingBytes()),
-        Duration.ofMillis(Math.round(restartSeconds * 1000)), distribution, hosts);
+        Duration.ofMillis(Math.round(restartSeconds * 1000)), distribution, hosts, clusterClass);
   }
 
   private static String maxUnavailable(String text) {

@@ -12,6 +12,7 @@ final class CapiObjects {
   static final String CAPI_GROUP = CapiResources.CORE_GROUP;
   static final String CONTROL_PLANE_GROUP = CapiResources.CONTROL_PLANE_GROUP;
   static final ResourceDefinitionContext CLUSTER = CapiResources.CLUSTER;
+  static final ResourceDefinitionContext CLUSTER_CLASS = CapiResources.CLUSTER_CLASS;
   static final ResourceDefinitionContext MACHINE = CapiResources.MACHINE;
   static final ResourceDefinitionContext MACHINE_SET = CapiResources.MACHINE_SET;
   static final ResourceDefinitionContext MACHINE_DEPLOYMENT = CapiResources.MACHINE_DEPLOYMENT;
@@ -32,7 +33,7 @@ final class CapiObjects {
           .withNamespaced(true)
           .build();
   static final List<ResourceDefinitionContext> ALL =
-      List.of(CLUSTER, MACHINE, MACHINE_SET, MACHINE_DEPLOYMENT, KTHREES_CONTROL_PLANE, KUBEADM_CONTROL_PLANE,
+      List.of(CLUSTER, CLUSTER_CLASS, MACHINE, MACHINE_SET, MACHINE_DEPLOYMENT, KTHREES_CONTROL_PLANE, KUBEADM_CONTROL_PLANE,
           KUBEADM_CONFIG, KUBEADM_CONFIG_TEMPLATE, K0S_CONTROL_PLANE, K0S_WORKER_CONFIG_TEMPLATE, METAL3_MACHINE);
 
   private CapiObjects() {}

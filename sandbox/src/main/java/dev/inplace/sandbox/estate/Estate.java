@@ -164,10 +164,15 @@ public final class Estate implements EstateView, AutoCloseable {
     Map<String, String> clusterLabel = Map.of("cluster.x-k8s.io/cluster-name", CLUSTER);
     boolean kubeadm = spec.distribution() == Distribution.KUBEADM;
     boolean k0s = spec.distribution() == Distribution.K0S;
-    create(client, CapiObjects.object(CapiObjects.CLUSTER, NAMESPACE, CLUSTER, clusterLabel, Map.of(
+    Map<String, Object> clusterSpec = new LinkedHashMap<>(Map.of(
         "controlPlaneRef", CapiObjects.ref(CapiObjects.CONTROL_PLANE_GROUP,
             kubeadm ? "KubeadmControlPlane" : k0s ? "K0sControlPlane" : "KThreesControlPlane", CONTROL_PLANE),
-        "infrastructureRef", CapiObjects.ref("infrastructure.cluster.x-k8s.io", "Metal3Cluster", CLUSTER))));
+        "infrastructureRef", CapiObjects.ref("infrastructure.cluster.x-k8s.io", "Metal3Cluster", CLUSTER)));
+    if (spec.clusterClass()) {
+      ClusterClassObjects.seedClass(client, spec, clusterLabel);
+      clusterSpec.put("topology", ClusterClassObjects.topology(spec));
+    }
+    create(client, CapiObjects.object(CapiObjects.CLUSTER, NAMESPACE, CLUSTER, clusterLabel, clusterSpec));
     if (kubeadm) {
       KubeadmObjects.seedControlPlane(client, spec, clusterLabel);
     } else if (k0s) {

@@ -10,7 +10,8 @@ import java.time.Duration;
  * What the simulated estate holds: one CAPI cluster of {@code distribution} (k3s or kubeadm) with
  * {@code controlPlanes} control-plane nodes and {@code pools} MachineDeployments of {@code workers}
  * workers each, all on {@code fromVersion}, with release artifacts for both versions. With one pool the workers are {@code worker-0..}; with more
- * they are {@code worker-a-0..}, {@code worker-b-0..}.
+ * they are {@code worker-a-0..}, {@code worker-b-0..}. With {@code clusterClass} the Cluster is
+ * managed through a ClusterClass ({@code spec.topology}), which inplace refuses (docs/sandbox.md).
  */
 public record EstateSpec(
     int controlPlanes,
@@ -21,13 +22,22 @@ public record EstateSpec(
     FakeReleaseSizes sizes,
     Duration kubeletStartupDelay,
     Distribution distribution,
-    HostServer hosts) {
+    HostServer hosts,
+    boolean clusterClass) {
   public static final String DEFAULT_FROM = "v1.30.6+k3s1";
   public static final String DEFAULT_TO = "v1.31.2+k3s1";
   public static final String DEFAULT_KUBEADM_FROM = "v1.30.6";
   public static final String DEFAULT_KUBEADM_TO = "v1.31.2";
   public static final String DEFAULT_K0S_FROM = "v1.30.6+k0s.0";
   public static final String DEFAULT_K0S_TO = "v1.31.2+k0s.0";
+
+  /** An estate whose Cluster is not managed through a ClusterClass. */
+  public EstateSpec(
+      int controlPlanes, int pools, int workers, String fromVersion, String toVersion, FakeReleaseSizes sizes,
+      Duration kubeletStartupDelay, Distribution distribution, HostServer hosts) {
+    this(controlPlanes, pools, workers, fromVersion, toVersion, sizes, kubeletStartupDelay, distribution, hosts,
+        false);
+  }
 
   /** An estate on MINA hosts. */
   public EstateSpec(
