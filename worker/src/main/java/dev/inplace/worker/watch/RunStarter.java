@@ -33,6 +33,8 @@ final class RunStarter {
 
   static final String MEMO_SPEC_HASH = "inplace.dev/spec-hash";
   static final String MEMO_GENERATION = "inplace.dev/generation";
+  /** The version the run's nodes ran when it started (status.history's "from"). */
+  static final String MEMO_FROM_VERSION = "inplace.dev/from-version";
 
   private final WorkflowClient client;
   private final String taskQueue;
@@ -57,6 +59,18 @@ final class RunStarter {
     return List.of(new RunRecord(WorkflowIds.controlPlaneUpgradeForResource(ns, name, uid), null));
   }
 
+  /** The version a run starts from: the control plane's spec.version, or its MachineDeployment's. */
+  static String fromVersion(ResolvedUpgrade resolved, String machineDeployment) {
+    if (machineDeployment == null) {
+      return resolved.inventory().controlPlaneVersion();
+    }
+    return resolved.inventory().pools().stream()
+        .filter(p -> machineDeployment.equals(p.machineDeployment()))
+        .map(p -> p.templateVersion())
+        .findFirst()
+        .orElse(null);
+  }
+
   /** Starts (or attaches to) every run of the CR; returns how many were started by this call. */
   int start(CustomResource<?, ?> cr, ResolvedUpgrade resolved, String specHash) {
     int started = 0;
@@ -67,10 +81,15 @@ final class RunStarter {
     memo.put(MEMO_SPEC_HASH, specHash);
     memo.put(MEMO_GENERATION, cr.getMetadata().getGeneration());
     for (RunRecord run : runsOf(cr, resolved.pools())) {
+      Map<String, Object> runMemo = new LinkedHashMap<>(memo);
+      String from = fromVersion(resolved, run.getMachineDeployment());
+      if (from != null) {
+        runMemo.put(MEMO_FROM_VERSION, from);
+      }
       boolean isNew;
       if (run.getMachineDeployment() == null) {
         WorkflowOptions options =
-            options(run.getWorkflowId(), SearchAttributes.KIND_CONTROL_PLANE, resolved, memo,
+            options(run.getWorkflowId(), SearchAttributes.KIND_CONTROL_PLANE, resolved, runMemo,
                 "Upgrade the control plane of " + resolved.cluster() + " to " + target + " (" + resource + ")");
         ControlPlaneUpgradeRequest request =
             new ControlPlaneUpgradeRequest(resolved.cluster(), resolved.template(), resolved.soakSeconds(), resolved.window());
@@ -78,7 +97,7 @@ final class RunStarter {
             stub -> WorkflowClient.start(stub::upgrade, request));
       } else {
         WorkflowOptions options =
-            options(run.getWorkflowId(), SearchAttributes.KIND_WORKERS, resolved, memo,
+            options(run.getWorkflowId(), SearchAttributes.KIND_WORKERS, resolved, runMemo,
                 "Upgrade workers of " + run.getMachineDeployment() + " in " + resolved.cluster() + " to " + target
                     + " (" + resource + ")");
         WorkersUpgradeRequest request =

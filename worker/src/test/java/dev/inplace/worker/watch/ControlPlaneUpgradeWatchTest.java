@@ -85,6 +85,14 @@ class ControlPlaneUpgradeWatchTest {
     assertTrue(condition(UpgradeCondition.PROGRESSING, false, Reasons.SUCCEEDED).test(done));
     assertTrue(condition(UpgradeCondition.FAILED, false, Reasons.NO_FAILURE).test(done));
     assertEquals(1L, done.getObservedGeneration());
+    assertEquals(1, done.getHistory().size(), "the ended run is in status.history");
+    assertEquals(id, done.getHistory().get(0).getWorkflowId());
+    assertEquals(TestEstate.FROM, done.getHistory().get(0).getFromVersion());
+    assertEquals(TestEstate.TO, done.getHistory().get(0).getToVersion());
+    assertEquals("Succeeded", done.getHistory().get(0).getResult());
+    assertEquals(2, done.getHistory().get(0).getUpgraded());
+    assertNotNull(done.getHistory().get(0).getStarted());
+    assertNotNull(done.getHistory().get(0).getFinished());
     await().atMost(WatcherHarness.WAIT).until(() -> h.eventReasons(cr).containsAll(
         List.of(Reasons.STARTED, Reasons.NODE_STARTED, Reasons.NODE_UPGRADED, Reasons.SUCCEEDED)));
     assertEquals(2, h.eventReasons(cr).stream().filter(Reasons.NODE_UPGRADED::equals).count());
