@@ -36,6 +36,7 @@ import picocli.CommandLine.Spec;
         RunCommands.Skip.class,
         RunCommands.MaxUnavailable.class,
         DescribeCommand.class,
+        HistoryCommand.class,
         InplaceCli.Completion.class,
         HelpCommand.class},
     footerHeading = "%n",
