@@ -1,5 +1,6 @@
 package dev.inplace.worker.watch;
 
+import dev.inplace.client.RunDescriptions;
 import dev.inplace.client.StartOrAttach;
 import dev.inplace.worker.crd.RunRecord;
 import dev.inplace.worker.crd.WorkersUpgrade;
@@ -74,7 +75,6 @@ final class RunStarter {
   /** Starts (or attaches to) every run of the CR; returns how many were started by this call. */
   int start(CustomResource<?, ?> cr, ResolvedUpgrade resolved, String specHash) {
     int started = 0;
-    String target = resolved.template().targetVersion();
     String resource = cr.getKind() + " " + cr.getMetadata().getNamespace() + "/" + cr.getMetadata().getName();
     Map<String, Object> memo = new LinkedHashMap<>();
     memo.put(MEMO_RESOURCE, resource);
@@ -88,18 +88,13 @@ final class RunStarter {
       }
       boolean isNew;
       if (run.getMachineDeployment() == null) {
-        WorkflowOptions options =
-            options(run.getWorkflowId(), SearchAttributes.KIND_CONTROL_PLANE, resolved, runMemo,
-                "Upgrade the control plane of " + resolved.cluster() + " to " + target + " (" + resource + ")");
         ControlPlaneUpgradeRequest request =
             new ControlPlaneUpgradeRequest(resolved.cluster(), resolved.template(), resolved.soakSeconds(), resolved.window());
+        WorkflowOptions options = options(run.getWorkflowId(), SearchAttributes.KIND_CONTROL_PLANE, resolved, runMemo,
+            RunDescriptions.controlPlane(request, resource));
         isNew = StartOrAttach.start(client, ControlPlaneUpgradeWorkflow.class, options,
             stub -> WorkflowClient.start(stub::upgrade, request));
       } else {
-        WorkflowOptions options =
-            options(run.getWorkflowId(), SearchAttributes.KIND_WORKERS, resolved, runMemo,
-                "Upgrade workers of " + run.getMachineDeployment() + " in " + resolved.cluster() + " to " + target
-                    + " (" + resource + ")");
         WorkersUpgradeRequest request =
             new WorkersUpgradeRequest(
                 resolved.cluster(),
@@ -111,6 +106,8 @@ final class RunStarter {
                 resolved.soakSeconds(),
                 resolved.window(),
                 null);
+        WorkflowOptions options = options(run.getWorkflowId(), SearchAttributes.KIND_WORKERS, resolved, runMemo,
+            RunDescriptions.workers(request, resource));
         isNew = StartOrAttach.start(client, WorkersUpgradeWorkflow.class, options,
             stub -> WorkflowClient.start(stub::upgrade, request));
       }
@@ -125,7 +122,7 @@ final class RunStarter {
   }
 
   private WorkflowOptions options(
-      String id, String kind, ResolvedUpgrade resolved, Map<String, Object> memo, String summary) {
+      String id, String kind, ResolvedUpgrade resolved, Map<String, Object> memo, RunDescriptions.Description description) {
     io.temporal.common.SearchAttributes attributes =
         io.temporal.common.SearchAttributes.newBuilder()
             .set(SearchAttributes.KIND, kind)
@@ -139,7 +136,8 @@ final class RunStarter {
         .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
         .setTypedSearchAttributes(attributes)
         .setMemo(memo)
-        .setStaticSummary(summary)
+        .setStaticSummary(description.summary())
+        .setStaticDetails(description.details())
         .build();
   }
 }

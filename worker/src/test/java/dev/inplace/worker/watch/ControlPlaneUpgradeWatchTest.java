@@ -68,6 +68,12 @@ class ControlPlaneUpgradeWatchTest {
     assertEquals(TestEstate.TO, request.template().targetVersion());
     assertEquals("k3s", request.template().artifacts().get(0).name());
     assertEquals(TestEstate.SSH_KEY, request.template().ssh().privateKeySecret());
+    // The run's static summary and details, as the Temporal UI shows them (from the server).
+    io.temporal.client.WorkflowExecutionDescription described = h.client.newUntypedWorkflowStub(id).describe();
+    assertEquals("Upgrade the control plane of fleet/" + cr.getSpec().getClusterName() + " to " + TestEstate.TO
+        + " (ControlPlaneUpgrade fleet/to-1-31)", described.getStaticSummary());
+    assertTrue(described.getStaticDetails().contains("- started by: ControlPlaneUpgrade fleet/to-1-31"),
+        described.getStaticDetails());
 
     h.signal(id, FakeRun.FINISH);
     h.awaitStatus(cr, s -> "1/2".equals(s.getProgress()));
