@@ -196,7 +196,16 @@ final class Reconciler {
     String frozenHash = hash;
     long frozenGeneration = frozen;
     String message = "started " + runs.stream().map(RunRecord::getWorkflowId).collect(Collectors.joining(", "));
-    write(cr, previous -> build.started(previous, runs, frozenGeneration, frozenHash, message));
+    List<dev.inplace.workflows.api.MachineInfo> all = resolved.inventory().machines();
+    if (all.size() == 1) {
+      log.warn("{} {}/{}: cluster {} has one node ({}): its drain is skipped, there is nowhere to evict to",
+          cr.getKind(), cr.getMetadata().getNamespace(), cr.getMetadata().getName(), resolved.cluster(),
+          all.get(0).nodeName());
+      write(cr, previous -> build.drainSkipped(
+          build.started(previous, runs, frozenGeneration, frozenHash, message), previous, all.get(0).nodeName()));
+    } else {
+      write(cr, previous -> build.started(previous, runs, frozenGeneration, frozenHash, message));
+    }
   }
 
   /**

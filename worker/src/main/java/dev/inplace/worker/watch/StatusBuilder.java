@@ -96,6 +96,14 @@ final class StatusBuilder {
     return next;
   }
 
+  /** The run skips the drain because the cluster has a single node: said in a condition, with why. */
+  UpgradeStatus drainSkipped(UpgradeStatus next, UpgradeStatus previous, String node) {
+    Conditions.set(next, previous, UpgradeCondition.DRAIN_SKIPPED, true, Reasons.SINGLE_NODE_CLUSTER,
+        "the cluster has one node (" + node + "): there is nowhere to evict its pods to, so it is cordoned but not"
+            + " drained; its pods restart with it", generation, now);
+    return next;
+  }
+
   /**
    * A started CR's status from its runs.
    *
