@@ -197,7 +197,7 @@ final class Reconciler {
     long frozenGeneration = frozen;
     String message = "started " + runs.stream().map(RunRecord::getWorkflowId).collect(Collectors.joining(", "));
     List<dev.inplace.workflows.api.MachineInfo> all = resolved.inventory().machines();
-    if (all.size() == 1) {
+    if (all.size() == 1 && cr instanceof ControlPlaneUpgrade) { // a one-Machine cluster has no workers to drain
       log.warn("{} {}/{}: cluster {} has one node ({}): its drain is skipped, there is nowhere to evict to",
           cr.getKind(), cr.getMetadata().getNamespace(), cr.getMetadata().getName(), resolved.cluster(),
           all.get(0).nodeName());
