@@ -24,7 +24,7 @@ public final class UpgradeRuns {
         request.cluster().namespace(), request.cluster().name(), request.template().targetVersion());
     WorkflowOptions options = options(id, taskQueue,
         RunSearchAttributes.KIND_CONTROL_PLANE, request.cluster().toString(), request.template().targetVersion(),
-        "Upgrade the control plane of " + request.cluster() + " to " + request.template().targetVersion());
+        RunDescriptions.controlPlane(request, null));
     StartOrAttach.start(client, ControlPlaneUpgradeWorkflow.class, options,
         stub -> WorkflowClient.start(stub::upgrade, request));
     return client.newWorkflowStub(ControlPlaneUpgradeWorkflow.class, id);
@@ -37,14 +37,14 @@ public final class UpgradeRuns {
         request.template().targetVersion());
     WorkflowOptions options = options(id, taskQueue,
         RunSearchAttributes.KIND_WORKERS, request.cluster().toString(), request.template().targetVersion(),
-        "Upgrade workers of " + request.machineDeployment() + " to " + request.template().targetVersion());
+        RunDescriptions.workers(request, null));
     StartOrAttach.start(client, WorkersUpgradeWorkflow.class, options,
         stub -> WorkflowClient.start(stub::upgrade, request));
     return client.newWorkflowStub(WorkersUpgradeWorkflow.class, id);
   }
 
   private static WorkflowOptions options(
-      String id, String taskQueue, String kind, String cluster, String version, String summary) {
+      String id, String taskQueue, String kind, String cluster, String version, RunDescriptions.Description description) {
     io.temporal.common.SearchAttributes attributes =
         io.temporal.common.SearchAttributes.newBuilder()
             .set(RunSearchAttributes.KIND, kind)
@@ -56,7 +56,8 @@ public final class UpgradeRuns {
         .setTaskQueue(taskQueue)
         .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY)
         .setTypedSearchAttributes(attributes)
-        .setStaticSummary(summary)
+        .setStaticSummary(description.summary())
+        .setStaticDetails(description.details())
         .build();
   }
 }

@@ -37,6 +37,7 @@ import picocli.CommandLine.Spec;
         RunCommands.MaxUnavailable.class,
         DescribeCommand.class,
         PlanCommand.class,
+        HistoryCommand.class,
         InplaceCli.Completion.class,
         HelpCommand.class},
     footerHeading = "%n",

@@ -316,10 +316,11 @@ public final class HostActivitiesImpl implements HostActivities {
               new EtcdSnapshotResult(
                   request.name(), location, "true".equals(out.value("already_taken")));
           log.info(
-              "snapshot: {} at {} (alreadyTaken={})",
+              "snapshot: {} at {} (alreadyTaken={}, datastore={})",
               result.name(),
               result.location(),
-              result.alreadyTaken());
+              result.alreadyTaken(),
+              out.value("datastore") == null ? "not observed" : out.value("datastore"));
           return result;
         });
   }

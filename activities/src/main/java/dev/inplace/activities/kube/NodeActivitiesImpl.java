@@ -119,6 +119,15 @@ public final class NodeActivitiesImpl implements NodeActivities {
             log.info("Drain of node {} skipped by request", request.nodeName());
             return new DrainResult(0, 0, 0, 0, 0);
           }
+          if (onlyNode(request.cluster(), request.nodeName())) {
+            // Evicted pods could go nowhere: they would only be down for the upgrade (or a PDB would
+            // block it forever). The node stays cordoned; its pods restart with the node.
+            log.warn(
+                "Drain of node {} skipped: it is the cluster's only node, there is nowhere to evict to"
+                    + " (cordoned only)",
+                request.nodeName());
+            return new DrainResult(0, 0, 0, 0, 0);
+          }
           ActivityExecutionContext context = Activity.getExecutionContext();
           DrainResult result =
               new NodeDrain(
@@ -132,6 +141,12 @@ public final class NodeActivitiesImpl implements NodeActivities {
           log.info("Drained node {}: {}", request.nodeName(), result);
           return result;
         });
+  }
+
+  /** Observed: the workload cluster has one Node, and it is this one. */
+  private boolean onlyNode(ClusterRef cluster, String nodeName) {
+    List<Node> nodes = clients.workload(cluster).nodes().list().getItems();
+    return nodes.size() == 1 && nodeName.equals(nodes.get(0).getMetadata().getName());
   }
 
   @Override

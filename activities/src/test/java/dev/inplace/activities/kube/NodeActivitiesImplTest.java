@@ -84,6 +84,23 @@ class NodeActivitiesImplTest {
   }
 
   @Test
+  void theDrainOfAClustersOnlyNodeEvictsNothing() {
+    givenNode(KubeFixtures.node("cp-0", true, "v1.30.5+k3s1"));
+    client.pods().inNamespace("default").resource(new io.fabric8.kubernetes.api.model.PodBuilder()
+        .withNewMetadata().withName("web-1").withNamespace("default")
+        .addNewOwnerReference().withApiVersion("apps/v1").withKind("ReplicaSet").withName("web").withUid("u1")
+        .withController(true).endOwnerReference().endMetadata()
+        .withNewSpec().withNodeName("cp-0").endSpec().build()).create();
+
+    NodeActivities.DrainResult result = activities.drainNode(
+        new NodeActivities.DrainRequest(CLUSTER, "cp-0", dev.inplace.workflows.api.DrainOptions.defaults()));
+
+    assertEquals(new NodeActivities.DrainResult(0, 0, 0, 0, 0), result);
+    assertTrue(client.pods().inNamespace("default").withName("web-1").get() != null,
+        "nowhere to evict to: the pod stays and restarts with the node");
+  }
+
+  @Test
   void cordonMarksNodeUnschedulableWithOwnerAndIsIdempotent() {
     givenNode(KubeFixtures.node("w1", true, "v1.30.5"));
 

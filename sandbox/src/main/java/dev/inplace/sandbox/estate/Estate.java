@@ -1,6 +1,7 @@
 package dev.inplace.sandbox.estate;
 
 import dev.inplace.activities.artifacts.ArtifactSourcePolicy;
+import dev.inplace.sandbox.hosts.K3sDatastore;
 import dev.inplace.sandbox.hosts.KubeletSimulator;
 import dev.inplace.sandbox.hosts.SandboxHost;
 import dev.inplace.sandbox.hosts.SandboxHosts;
@@ -126,6 +127,11 @@ public final class Estate implements EstateView, AutoCloseable {
     List<EstateNode> nodes = new ArrayList<>();
     for (int i = 0; i < spec.controlPlanes(); i++) {
       nodes.add(node(hosts, releases, spec, "cp-" + i, NodeRole.CONTROL_PLANE, ""));
+      if (spec.distribution() == Distribution.K3S) {
+        // As k3s: a single server runs on SQLite by default, several on embedded etcd.
+        (spec.controlPlanes() == 1 ? K3sDatastore.SQLITE : K3sDatastore.EMBEDDED_ETCD)
+            .simulate(hosts.host("cp-" + i).root());
+      }
     }
     for (int p = 0; p < spec.pools(); p++) {
       for (int i = 0; i < spec.workers(); i++) {

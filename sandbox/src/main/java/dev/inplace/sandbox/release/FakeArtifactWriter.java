@@ -71,6 +71,11 @@ final class FakeArtifactWriter {
               ''|*/*|.*) echo "fake k3s: invalid snapshot name '$name'" >&2; exit 1 ;;
             esac
             root="${INPLACE_HOST_ROOT:-}"
+            db="$root$(dirname @SNAPSHOT_DIR@)"
+            if [ ! -d "$db/etcd" ] && [ -f "$db/state.db" ]; then
+              echo 'level=fatal msg="etcd datastore disabled"' >&2
+              exit 1
+            fi
             node="$(basename "${root:-/$(hostname)}")"
             dir="$root@SNAPSHOT_DIR@"
             file="$name-$node-$(date +%s)"

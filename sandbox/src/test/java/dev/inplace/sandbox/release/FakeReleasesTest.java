@@ -94,6 +94,23 @@ class FakeReleasesTest {
   }
 
   @Test
+  void binaryRefusesAnEtcdSnapshotOnASqliteServerAsK3sDoes() throws Exception {
+    FakeRelease release = new FakeReleases(dir, FakeReleaseSizes.small()).add(VERSION);
+    Path nodeRoot = Files.createDirectories(dir.resolve("hosts").resolve("cp-0"));
+    dev.inplace.sandbox.hosts.K3sDatastore.SQLITE.simulate(nodeRoot);
+    ProcessBuilder builder =
+        new ProcessBuilder(release.binary().source(), "etcd-snapshot", "save", "--name", "pre").redirectErrorStream(true);
+    builder.environment().put("INPLACE_HOST_ROOT", nodeRoot.toString());
+    Process p = builder.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(10, TimeUnit.SECONDS));
+
+    assertEquals(1, p.exitValue(), out);
+    assertTrue(out.contains("etcd datastore disabled"), out);
+    assertFalse(Files.exists(nodeRoot.resolve("var/lib/rancher/k3s/server/db/snapshots")));
+  }
+
+  @Test
   void binaryRefusesASnapshotNameThatIsAPath() throws Exception {
     FakeRelease release = new FakeReleases(dir, FakeReleaseSizes.small()).add(VERSION);
     Path nodeRoot = Files.createDirectories(dir.resolve("hosts").resolve("cp-1"));

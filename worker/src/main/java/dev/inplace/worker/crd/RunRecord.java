@@ -11,6 +11,9 @@ public class RunRecord {
   @JsonPropertyDescription("The MachineDeployment of a WorkersUpgrade run.")
   private String machineDeployment;
 
+  @JsonPropertyDescription("The version the run's nodes ran when it started.")
+  private String fromVersion;
+
   @JsonPropertyDescription("The run's own phase, e.g. Upgrading, Halted, Succeeded (from its progress query).")
   private String phase;
 
@@ -41,6 +44,15 @@ public class RunRecord {
 
   public RunRecord setMachineDeployment(String machineDeployment) {
     this.machineDeployment = machineDeployment;
+    return this;
+  }
+
+  public String getFromVersion() {
+    return fromVersion;
+  }
+
+  public RunRecord setFromVersion(String fromVersion) {
+    this.fromVersion = fromVersion;
     return this;
   }
 

@@ -18,9 +18,11 @@ public class UpgradeCondition {
   public static final String PAUSED = "Paused";
   /** False while the spec differs from the frozen one in more than {@code paused}: that change is refused. */
   public static final String SPEC_ACCEPTED = "SpecAccepted";
+  /** True when the run skips the drain on its own: a one-node cluster has nowhere to evict to. */
+  public static final String DRAIN_SKIPPED = "DrainSkipped";
 
   @Required
-  @JsonPropertyDescription("Ready, Progressing, Failed, Paused or SpecAccepted.")
+  @JsonPropertyDescription("Ready, Progressing, Failed, Paused, SpecAccepted or DrainSkipped.")
   private String type;
 
   @Required

@@ -33,6 +33,9 @@ public class UpgradeStatus {
   @JsonPropertyDescription("Each run's own phase.")
   private List<RunRecord> runs;
 
+  @JsonPropertyDescription("The runs of this resource that have ended, oldest first; at most the last 20 (inplace history).")
+  private List<RunHistoryEntry> history;
+
   @JsonPropertyDescription("Name of the etcd snapshot taken before the first control-plane node changed.")
   private String etcdSnapshot;
 
@@ -129,6 +132,15 @@ public class UpgradeStatus {
 
   public UpgradeStatus setRuns(List<RunRecord> runs) {
     this.runs = runs;
+    return this;
+  }
+
+  public List<RunHistoryEntry> getHistory() {
+    return history;
+  }
+
+  public UpgradeStatus setHistory(List<RunHistoryEntry> history) {
+    this.history = history;
     return this;
   }
 

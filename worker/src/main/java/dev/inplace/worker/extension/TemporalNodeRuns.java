@@ -1,5 +1,6 @@
 package dev.inplace.worker.extension;
 
+import dev.inplace.client.RunDescriptions;
 import dev.inplace.client.StartOrAttach;
 import dev.inplace.workflows.api.NodeFailure;
 import dev.inplace.workflows.api.NodePhase;
@@ -78,12 +79,15 @@ final class TemporalNodeRuns implements NodeRuns, AutoCloseable {
 
   @Override
   public boolean start(String workflowId, NodeUpgradeRequest request) {
+    RunDescriptions.Description description = RunDescriptions.node(request, "CAPI UpdateMachine hook");
     WorkflowOptions options =
         WorkflowOptions.newBuilder()
             .setWorkflowId(workflowId)
             .setTaskQueue(taskQueue)
             // The hook decides when a failed run may be followed by a new one (UpdateMachineHook).
             .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY)
+            .setStaticSummary(description.summary())
+            .setStaticDetails(description.details())
             .build();
     return StartOrAttach.start(client, NodeUpgradeWorkflow.class, options,
         stub -> WorkflowClient.start(stub::upgrade, request));

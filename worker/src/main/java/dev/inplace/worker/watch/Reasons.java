@@ -27,6 +27,8 @@ public final class Reasons {
   public static final String CONFLICTING_UPGRADE = "ConflictingUpgrade";
   /** The run could not be found in Temporal (deleted, or another namespace). */
   public static final String RUN_NOT_FOUND = "RunNotFound";
+  /** DrainSkipped: the cluster has one node (nothing to evict to). */
+  public static final String SINGLE_NODE_CLUSTER = "SingleNodeCluster";
 
   // Events about nodes.
   public static final String NODE_STARTED = "NodeUpgradeStarted";

@@ -178,6 +178,12 @@ final class Reconciler {
     long frozen = generation;
     int started = starter.start(cr, resolved, hash);
     List<RunRecord> runs = RunStarter.runsOf(cr, resolved.pools());
+    for (RunRecord run : runs) {
+      // Attached to runs started before: their memo holds what they started from.
+      Optional<WorkflowExecutionDescription> before = started == 0 ? observer.describe(run.getWorkflowId()) : Optional.empty();
+      String remembered = before.map(d -> memo(d, RunStarter.MEMO_FROM_VERSION, String.class)).orElse(null);
+      run.setFromVersion(remembered != null ? remembered : RunStarter.fromVersion(resolved, run.getMachineDeployment()));
+    }
     if (started == 0) {
       // Started before (a restart between start and status): the run keeps the spec it was started with.
       Optional<WorkflowExecutionDescription> first = observer.describe(runs.get(0).getWorkflowId());
@@ -190,7 +196,16 @@ final class Reconciler {
     String frozenHash = hash;
     long frozenGeneration = frozen;
     String message = "started " + runs.stream().map(RunRecord::getWorkflowId).collect(Collectors.joining(", "));
-    write(cr, previous -> build.started(previous, runs, frozenGeneration, frozenHash, message));
+    List<dev.inplace.workflows.api.MachineInfo> all = resolved.inventory().machines();
+    if (all.size() == 1 && cr instanceof ControlPlaneUpgrade) { // a one-Machine cluster has no workers to drain
+      log.warn("{} {}/{}: cluster {} has one node ({}): its drain is skipped, there is nowhere to evict to",
+          cr.getKind(), cr.getMetadata().getNamespace(), cr.getMetadata().getName(), resolved.cluster(),
+          all.get(0).nodeName());
+      write(cr, previous -> build.drainSkipped(
+          build.started(previous, runs, frozenGeneration, frozenHash, message), previous, all.get(0).nodeName()));
+    } else {
+      write(cr, previous -> build.started(previous, runs, frozenGeneration, frozenHash, message));
+    }
   }
 
   /**
@@ -216,6 +231,10 @@ final class Reconciler {
     String hash = Objects.requireNonNullElse(memo(first.get(), RunStarter.MEMO_SPEC_HASH, String.class), SpecHash.of(cr.getSpec()));
     Long memoGeneration = memo(first.get(), RunStarter.MEMO_GENERATION, Long.class);
     long frozen = memoGeneration == null ? generation(cr) : memoGeneration;
+    for (RunRecord run : runs) {
+      Optional<WorkflowExecutionDescription> d = run == runs.get(0) ? first : observer.describe(run.getWorkflowId());
+      d.ifPresent(description -> run.setFromVersion(memo(description, RunStarter.MEMO_FROM_VERSION, String.class)));
+    }
     log.info("{} {}/{}: found its run {} already started", cr.getKind(), cr.getMetadata().getNamespace(),
         cr.getMetadata().getName(), runs.get(0).getWorkflowId());
     StatusBuilder build = builder(cr);
@@ -411,7 +430,7 @@ final class Reconciler {
   }
 
   private StatusBuilder builder(CustomResource<? extends UpgradeSpec<?>, UpgradeStatus> cr) {
-    return new StatusBuilder(generation(cr), Texts.time(clock.instant()));
+    return new StatusBuilder(generation(cr), Texts.time(clock.instant()), cr.getSpec() == null ? null : cr.getSpec().getVersion());
   }
 
   private static long generation(CustomResource<?, ?> cr) {

@@ -12,6 +12,8 @@ import java.util.Map;
  * @param failureType for a run that ended in failure: the failure type (the condition reason)
  * @param failureMessage and its message
  * @param steps the step in flight of each node being upgraded or rolled back, by node name
+ * @param startMillis when the run started (epoch millis; 0 unknown)
+ * @param closeMillis when it ended (0: not ended, or unknown)
  */
 record RunObservation(
     String workflowId,
@@ -20,7 +22,9 @@ record RunObservation(
     UpgradeProgress progress,
     String failureType,
     String failureMessage,
-    Map<String, UpgradeStep> steps) {
+    Map<String, UpgradeStep> steps,
+    long startMillis,
+    long closeMillis) {
 
   enum State {
     RUNNING,

@@ -46,8 +46,13 @@ final class RunObserver {
   RunObservation observe(String workflowId, String machineDeployment) {
     WorkflowStub stub = client.newUntypedWorkflowStub(workflowId);
     RunObservation.State state;
+    long startMillis;
+    long closeMillis;
     try {
-      state = state(stub.describe().getStatus());
+      WorkflowExecutionDescription description = stub.describe();
+      state = state(description.getStatus());
+      startMillis = millis(description.getStartTime());
+      closeMillis = millis(description.getCloseTime());
     } catch (WorkflowNotFoundException e) {
       return without(workflowId, machineDeployment, RunObservation.State.NOT_FOUND);
     } catch (StatusRuntimeException e) {
@@ -67,7 +72,8 @@ final class RunObserver {
       failureMessage = failure.message();
     }
     Map<String, UpgradeStep> steps = progress == null ? Map.of() : steps(progress);
-    return new RunObservation(workflowId, machineDeployment, state, progress, failureType, failureMessage, steps);
+    return new RunObservation(
+        workflowId, machineDeployment, state, progress, failureType, failureMessage, steps, startMillis, closeMillis);
   }
 
   /** The memo the run was started with (spec hash, generation), when the run exists. */
@@ -182,7 +188,11 @@ final class RunObserver {
   }
 
   private static RunObservation without(String workflowId, String machineDeployment, RunObservation.State state) {
-    return new RunObservation(workflowId, machineDeployment, state, null, null, null, Map.of());
+    return new RunObservation(workflowId, machineDeployment, state, null, null, null, Map.of(), 0, 0);
+  }
+
+  private static long millis(java.time.Instant time) {
+    return time == null ? 0 : time.toEpochMilli();
   }
 
   private static RunObservation.State state(WorkflowExecutionStatus status) {

@@ -1,5 +1,6 @@
 package dev.inplace.worker.watch;
 
+import dev.inplace.client.RunDescriptions;
 import dev.inplace.client.StartOrAttach;
 import dev.inplace.worker.crd.RunRecord;
 import dev.inplace.worker.crd.WorkersUpgrade;
@@ -33,6 +34,8 @@ final class RunStarter {
 
   static final String MEMO_SPEC_HASH = "inplace.dev/spec-hash";
   static final String MEMO_GENERATION = "inplace.dev/generation";
+  /** The version the run's nodes ran when it started (status.history's "from"). */
+  static final String MEMO_FROM_VERSION = "inplace.dev/from-version";
 
   private final WorkflowClient client;
   private final String taskQueue;
@@ -57,30 +60,41 @@ final class RunStarter {
     return List.of(new RunRecord(WorkflowIds.controlPlaneUpgradeForResource(ns, name, uid), null));
   }
 
+  /** The version a run starts from: the control plane's spec.version, or its MachineDeployment's. */
+  static String fromVersion(ResolvedUpgrade resolved, String machineDeployment) {
+    if (machineDeployment == null) {
+      return resolved.inventory().controlPlaneVersion();
+    }
+    return resolved.inventory().pools().stream()
+        .filter(p -> machineDeployment.equals(p.machineDeployment()))
+        .map(p -> p.templateVersion())
+        .findFirst()
+        .orElse(null);
+  }
+
   /** Starts (or attaches to) every run of the CR; returns how many were started by this call. */
   int start(CustomResource<?, ?> cr, ResolvedUpgrade resolved, String specHash) {
     int started = 0;
-    String target = resolved.template().targetVersion();
     String resource = cr.getKind() + " " + cr.getMetadata().getNamespace() + "/" + cr.getMetadata().getName();
     Map<String, Object> memo = new LinkedHashMap<>();
     memo.put(MEMO_RESOURCE, resource);
     memo.put(MEMO_SPEC_HASH, specHash);
     memo.put(MEMO_GENERATION, cr.getMetadata().getGeneration());
     for (RunRecord run : runsOf(cr, resolved.pools())) {
+      Map<String, Object> runMemo = new LinkedHashMap<>(memo);
+      String from = fromVersion(resolved, run.getMachineDeployment());
+      if (from != null) {
+        runMemo.put(MEMO_FROM_VERSION, from);
+      }
       boolean isNew;
       if (run.getMachineDeployment() == null) {
-        WorkflowOptions options =
-            options(run.getWorkflowId(), RunSearchAttributes.KIND_CONTROL_PLANE, resolved, memo,
-                "Upgrade the control plane of " + resolved.cluster() + " to " + target + " (" + resource + ")");
         ControlPlaneUpgradeRequest request =
             new ControlPlaneUpgradeRequest(resolved.cluster(), resolved.template(), resolved.soakSeconds(), resolved.window());
+        WorkflowOptions options = options(run.getWorkflowId(), RunSearchAttributes.KIND_CONTROL_PLANE, resolved, runMemo,
+            RunDescriptions.controlPlane(request, resource));
         isNew = StartOrAttach.start(client, ControlPlaneUpgradeWorkflow.class, options,
             stub -> WorkflowClient.start(stub::upgrade, request));
       } else {
-        WorkflowOptions options =
-            options(run.getWorkflowId(), RunSearchAttributes.KIND_WORKERS, resolved, memo,
-                "Upgrade workers of " + run.getMachineDeployment() + " in " + resolved.cluster() + " to " + target
-                    + " (" + resource + ")");
         WorkersUpgradeRequest request =
             new WorkersUpgradeRequest(
                 resolved.cluster(),
@@ -92,6 +106,8 @@ final class RunStarter {
                 resolved.soakSeconds(),
                 resolved.window(),
                 null);
+        WorkflowOptions options = options(run.getWorkflowId(), RunSearchAttributes.KIND_WORKERS, resolved, runMemo,
+            RunDescriptions.workers(request, resource));
         isNew = StartOrAttach.start(client, WorkersUpgradeWorkflow.class, options,
             stub -> WorkflowClient.start(stub::upgrade, request));
       }
@@ -106,7 +122,7 @@ final class RunStarter {
   }
 
   private WorkflowOptions options(
-      String id, String kind, ResolvedUpgrade resolved, Map<String, Object> memo, String summary) {
+      String id, String kind, ResolvedUpgrade resolved, Map<String, Object> memo, RunDescriptions.Description description) {
     io.temporal.common.SearchAttributes attributes =
         io.temporal.common.SearchAttributes.newBuilder()
             .set(RunSearchAttributes.KIND, kind)
@@ -120,7 +136,8 @@ final class RunStarter {
         .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
         .setTypedSearchAttributes(attributes)
         .setMemo(memo)
-        .setStaticSummary(summary)
+        .setStaticSummary(description.summary())
+        .setStaticDetails(description.details())
         .build();
   }
 }

@@ -107,7 +107,7 @@ final class SpecResolver {
               release.artifacts(),
               profile(spec.getHostProfile(), distribution),
               ssh,
-              drain(spec.getDrain()),
+              singleNode(drain(spec.getDrain()), inventory),
               orDefault(spec.getReadyTimeoutSeconds(), UpgradeSpec.DEFAULT_READY_TIMEOUT_SECONDS),
               orDefault(spec.getMinFreeBytes(), 0L),
               arch);
@@ -219,6 +219,14 @@ final class SpecResolver {
         orDefault(spec.getBackupDir(), d.backupDir()),
         orDefault(spec.getServerService(), d.serverService()),
         orDefault(spec.getAgentService(), d.agentService()));
+  }
+
+  /** A one-node cluster skips the drain: there is nowhere to evict to (the CR's DrainSkipped condition says so). */
+  private static DrainOptions singleNode(DrainOptions drain, ClusterInventory inventory) {
+    if (drain.skip() || inventory.machines().size() != 1) {
+      return drain;
+    }
+    return new DrainOptions(drain.timeoutSeconds(), drain.deleteEmptyDirData(), drain.force(), drain.onBlocked(), true);
   }
 
   private static DrainOptions drain(DrainSpec spec) {

@@ -1,6 +1,7 @@
 package dev.inplace.worker.watch;
 
 import dev.inplace.worker.crd.NodeRecord;
+import dev.inplace.worker.crd.RunHistoryEntry;
 import dev.inplace.worker.crd.RunRecord;
 import dev.inplace.worker.crd.UpgradeCondition;
 import dev.inplace.worker.crd.UpgradeCounts;
@@ -28,10 +29,13 @@ final class StatusBuilder {
 
   private final long generation;
   private final String now;
+  /** The CR's spec.version: a run's target when it could not be asked. */
+  private final String version;
 
-  StatusBuilder(long generation, String now) {
+  StatusBuilder(long generation, String now, String version) {
     this.generation = generation;
     this.now = now;
+    this.version = version;
   }
 
   /** Refused before anything was touched. */
@@ -92,6 +96,14 @@ final class StatusBuilder {
     return next;
   }
 
+  /** The run skips the drain because the cluster has a single node: said in a condition, with why. */
+  UpgradeStatus drainSkipped(UpgradeStatus next, UpgradeStatus previous, String node) {
+    Conditions.set(next, previous, UpgradeCondition.DRAIN_SKIPPED, true, Reasons.SINGLE_NODE_CLUSTER,
+        "the cluster has one node (" + node + "): there is nowhere to evict its pods to, so it is cordoned but not"
+            + " drained; its pods restart with it", generation, now);
+    return next;
+  }
+
   /**
    * A started CR's status from its runs.
    *
@@ -107,7 +119,8 @@ final class StatusBuilder {
     boolean paused = false;
     for (RunObservation o : observations) {
       RunRecord before = previousRun(previous, o.workflowId());
-      RunRecord run = new RunRecord(o.workflowId(), o.machineDeployment());
+      RunRecord run = new RunRecord(o.workflowId(), o.machineDeployment())
+          .setFromVersion(before == null ? null : before.getFromVersion());
       UpgradeProgress p = o.progress();
       if (p != null) {
         p.nodes().forEach(n -> rows.add(row(n, o)));
@@ -135,6 +148,12 @@ final class StatusBuilder {
         run.setPhase(Texts.camel(RunPhase.SUCCEEDED));
       }
       runs.add(run);
+    }
+    for (int i = 0; i < observations.size(); i++) {
+      RunObservation o = observations.get(i);
+      if (o.closed()) {
+        next.setHistory(RunHistoryEntry.append(next.getHistory(), historyEntry(o, runs.get(i), rows, previous)));
+      }
     }
     next.setNodes(rows);
     next.setRuns(runs);
@@ -279,6 +298,28 @@ final class StatusBuilder {
       parts.add(r.getMachineDeployment() + ": " + (r.getMessage() == null ? Objects.requireNonNullElse(r.getPhase(), "starting") : r.getMessage()));
     }
     return String.join("; ", parts);
+  }
+
+  /** The record of a run that has ended, for status.history. */
+  private RunHistoryEntry historyEntry(RunObservation o, RunRecord run, List<NodeRecord> rows, UpgradeStatus previous) {
+    List<NodeRecord> mine = rows.stream().filter(r -> Objects.equals(r.getPool(), o.machineDeployment())).toList();
+    String started = o.startMillis() > 0 ? Texts.time(o.startMillis()) : previous.getStartTime();
+    String finished = o.closeMillis() > 0 ? Texts.time(o.closeMillis()) : now;
+    return new RunHistoryEntry()
+        .setWorkflowId(o.workflowId())
+        .setMachineDeployment(o.machineDeployment())
+        .setFromVersion(run.getFromVersion())
+        .setToVersion(o.progress() == null || blankToNull(o.progress().targetVersion()) == null
+            ? version : o.progress().targetVersion())
+        .setStarted(started)
+        .setFinished(finished)
+        .setResult(run.getPhase())
+        .setReason(run.getReason())
+        .setMessage(run.getMessage())
+        .setTotal(mine.size())
+        .setUpgraded(count(mine, r -> "Upgraded".equals(r.getPhase())))
+        .setFailed(count(mine, r -> FAILED_NODE.contains(r.getPhase())))
+        .setSkipped(count(mine, r -> "Skipped".equals(r.getPhase())));
   }
 
   private static NodeRecord row(NodeStatus n, RunObservation o) {

@@ -68,6 +68,12 @@ class ControlPlaneUpgradeWatchTest {
     assertEquals(TestEstate.TO, request.template().targetVersion());
     assertEquals("k3s", request.template().artifacts().get(0).name());
     assertEquals(TestEstate.SSH_KEY, request.template().ssh().privateKeySecret());
+    // The run's static summary and details, as the Temporal UI shows them (from the server).
+    io.temporal.client.WorkflowExecutionDescription described = h.client.newUntypedWorkflowStub(id).describe();
+    assertEquals("Upgrade the control plane of fleet/" + cr.getSpec().getClusterName() + " to " + TestEstate.TO
+        + " (ControlPlaneUpgrade fleet/to-1-31)", described.getStaticSummary());
+    assertTrue(described.getStaticDetails().contains("- started by: ControlPlaneUpgrade fleet/to-1-31"),
+        described.getStaticDetails());
 
     h.signal(id, FakeRun.FINISH);
     h.awaitStatus(cr, s -> "1/2".equals(s.getProgress()));
@@ -85,10 +91,40 @@ class ControlPlaneUpgradeWatchTest {
     assertTrue(condition(UpgradeCondition.PROGRESSING, false, Reasons.SUCCEEDED).test(done));
     assertTrue(condition(UpgradeCondition.FAILED, false, Reasons.NO_FAILURE).test(done));
     assertEquals(1L, done.getObservedGeneration());
+    assertTrue(done.condition(UpgradeCondition.DRAIN_SKIPPED).isEmpty(), "several nodes: drained as usual");
+    assertEquals(1, done.getHistory().size(), "the ended run is in status.history");
+    assertEquals(id, done.getHistory().get(0).getWorkflowId());
+    assertEquals(TestEstate.FROM, done.getHistory().get(0).getFromVersion());
+    assertEquals(TestEstate.TO, done.getHistory().get(0).getToVersion());
+    assertEquals("Succeeded", done.getHistory().get(0).getResult());
+    assertEquals(2, done.getHistory().get(0).getUpgraded());
+    assertNotNull(done.getHistory().get(0).getStarted());
+    assertNotNull(done.getHistory().get(0).getFinished());
     await().atMost(WatcherHarness.WAIT).until(() -> h.eventReasons(cr).containsAll(
         List.of(Reasons.STARTED, Reasons.NODE_STARTED, Reasons.NODE_UPGRADED, Reasons.SUCCEEDED)));
     assertEquals(2, h.eventReasons(cr).stream().filter(Reasons.NODE_UPGRADED::equals).count());
     assertEquals(List.of(id), h.starts);
+  }
+
+  @Test
+  void aOneMachineClusterIsUpgradedWithoutDrainAndTheResourceSaysWhy() {
+    // Leave the cluster with its first control-plane Machine only (k3s's single server).
+    for (String machine : client.genericKubernetesResources(dev.inplace.activities.capi.CapiResources.MACHINE)
+        .inNamespace(TestEstate.NAMESPACE).list().getItems().stream().map(m -> m.getMetadata().getName()).toList()) {
+      if (!machine.equals(TestEstate.CLUSTER + "-cp-0")) {
+        client.genericKubernetesResources(dev.inplace.activities.capi.CapiResources.MACHINE)
+            .inNamespace(TestEstate.NAMESPACE).withName(machine).delete();
+      }
+    }
+    h.watcher(WatcherHarness.fast());
+    ControlPlaneUpgrade cr = create("single");
+
+    UpgradeStatus started = h.awaitStatus(cr, s -> s.started());
+
+    assertTrue(condition(UpgradeCondition.DRAIN_SKIPPED, true, Reasons.SINGLE_NODE_CLUSTER).test(started));
+    assertTrue(started.condition(UpgradeCondition.DRAIN_SKIPPED).orElseThrow().getMessage().contains("nowhere to evict"));
+    assertTrue(h.request(runId(cr), ControlPlaneUpgradeRequest.class).template().drain().skip(),
+        "the run is started with the drain skipped");
   }
 
   @Test
