@@ -4,6 +4,7 @@ import dev.inplace.sandbox.estate.EstateSpec;
 import dev.inplace.sandbox.hosts.HostServer;
 import dev.inplace.sandbox.release.FakeReleaseSizes;
 import dev.inplace.workflows.api.Distribution;
+import dev.inplace.workflows.api.HostOs;
 import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.UpgradeStep;
 import java.time.Duration;
@@ -29,7 +30,22 @@ public record DemoOptions(
     Distribution distribution,
     HostServer hosts,
     Topology topology,
-    int workerProcesses) {
+    int workerProcesses,
+    HostOs os) {
+
+  /** Options on standard hosts. */
+  public DemoOptions(
+      Mode mode, int controlPlanes, int pools, int workers, String maxUnavailable, OnFailure onFailure,
+      String from, String to, boolean json, List<Fault> faults, long binaryBytes, long drainTimeoutSeconds,
+      long readyTimeoutSeconds, boolean keep, Distribution distribution, HostServer hosts, Topology topology,
+      int workerProcesses) {
+    this(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, faults, binaryBytes,
+        drainTimeoutSeconds, readyTimeoutSeconds, keep, distribution, hosts, topology, workerProcesses, HostOs.STANDARD);
+  }
+
+  public DemoOptions {
+    os = HostOs.orStandard(os);
+  }
 
   /** Where the demo's parts run. */
   public enum Topology {
@@ -92,6 +108,8 @@ public record DemoOptions(
         --on-failure ACTION    when a node fails: halt (abort, exit non-zero), skip (go on without it)
                                or retry (clear the injected fault, run it again) (default halt)
         --distribution D       k3s (default), kubeadm or k0s: the cluster's Kubernetes distribution
+        --os OS                standard (default) or kairos: Kairos hosts (k3s or k0s) get an OS image
+                               (kairos-agent upgrade) and reboot into it; the fallback image is the rollback
         --from VERSION         version the estate starts on (default %s; kubeadm %s; k0s %s)
         --to VERSION           version to upgrade to (default %s; kubeadm %s; k0s %s)
         --fail NODE:STEP       inject a failure, e.g. worker-1:restart (repeatable);
@@ -119,6 +137,7 @@ public record DemoOptions(
     String maxUnavailable = "1";
     OnFailure onFailure = OnFailure.HALT;
     Distribution distribution = Distribution.K3S;
+    HostOs os = HostOs.STANDARD;
     HostServer hosts = HostServer.MINA;
     String from = null;
     String to = null;
@@ -135,6 +154,7 @@ public record DemoOptions(
       switch (arg) {
         case "--mode" -> mode = mode(value(args, ++i, arg));
         case "--distribution" -> distribution = distribution(value(args, ++i, arg));
+        case "--os" -> os = HostOs.parse(value(args, ++i, arg));
         case "--control-planes" -> controlPlanes = intValue(arg, value(args, ++i, arg));
         case "--pools" -> pools = intValue(arg, value(args, ++i, arg));
         case "--workers" -> workers = intValue(arg, value(args, ++i, arg));
@@ -162,6 +182,12 @@ public record DemoOptions(
       throw new IllegalArgumentException("--fail NODE:upgrade needs --distribution kubeadm: "
           + distribution.name().toLowerCase() + " has no upgrade command");
     }
+    if (os == HostOs.KAIROS && distribution == Distribution.KUBEADM) {
+      throw new IllegalArgumentException("--os kairos runs k3s or k0s (Kairos's providers), not kubeadm");
+    }
+    if (os == HostOs.KAIROS && mode == Mode.EXTENSION) {
+      throw new IllegalArgumentException("--os kairos runs with --mode crs or workflows");
+    }
     if (workerProcesses < 1 || workerProcesses > 9) {
       throw new IllegalArgumentException("--worker-processes must be 1..9, got " + workerProcesses);
     }
@@ -177,7 +203,7 @@ public record DemoOptions(
     if (KubeVersion.parse(to).compareTo(KubeVersion.parse(from)) <= 0) {
       throw new IllegalArgumentException("--to " + to + " must be newer than --from " + from);
     }
-    return new DemoOptions(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, List.copyOf(faults), binaryMiB << 20, drainTimeout, readyTimeout, keep, distribution, hosts, topology, workerProcesses);
+    return new DemoOptions(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, List.copyOf(faults), binaryMiB << 20, drainTimeout, readyTimeout, keep, distribution, hosts, topology, workerProcesses, os);
   }
 
   /**
@@ -209,7 +235,7 @@ public record DemoOptions(
     return new EstateSpec(
         controlPlanes, pools, workers, from, to,
         new FakeReleaseSizes(binaryBytes, FakeReleaseSizes.defaults().imagePaddingBytes()),
-        Duration.ofSeconds(1), distribution, hosts);
+        Duration.ofSeconds(1), distribution, hosts, os);
   }
 
   private static String maxUnavailable(String text) {

@@ -112,7 +112,7 @@ public final class Estate implements EstateView, AutoCloseable {
    * {@code 127.0.0.1:managementPort} and {@code 127.0.0.1:workloadPort} (0: free ports).
    */
   public static Estate create(Path dir, EstateSpec spec, int managementPort, int workloadPort) {
-    FakeReleases releases = new FakeReleases(dir.resolve("artifacts"), spec.sizes(), spec.distribution());
+    FakeReleases releases = new FakeReleases(dir.resolve("artifacts"), spec.sizes(), spec.distribution(), spec.os());
     releases.add(spec.fromVersion());
     releases.add(spec.toVersion());
     Path catalogue = releases.writeCatalogue();

@@ -3,6 +3,7 @@ package dev.inplace.sandbox.estate;
 import dev.inplace.sandbox.hosts.HostServer;
 import dev.inplace.sandbox.release.FakeReleaseSizes;
 import dev.inplace.workflows.api.Distribution;
+import dev.inplace.workflows.api.HostOs;
 import dev.inplace.workflows.api.KubeVersion;
 import java.time.Duration;
 
@@ -21,13 +22,22 @@ public record EstateSpec(
     FakeReleaseSizes sizes,
     Duration kubeletStartupDelay,
     Distribution distribution,
-    HostServer hosts) {
+    HostServer hosts,
+    HostOs os) {
   public static final String DEFAULT_FROM = "v1.30.6+k3s1";
   public static final String DEFAULT_TO = "v1.31.2+k3s1";
   public static final String DEFAULT_KUBEADM_FROM = "v1.30.6";
   public static final String DEFAULT_KUBEADM_TO = "v1.31.2";
   public static final String DEFAULT_K0S_FROM = "v1.30.6+k0s.0";
   public static final String DEFAULT_K0S_TO = "v1.31.2+k0s.0";
+
+  /** An estate of standard hosts. */
+  public EstateSpec(
+      int controlPlanes, int pools, int workers, String fromVersion, String toVersion, FakeReleaseSizes sizes,
+      Duration kubeletStartupDelay, Distribution distribution, HostServer hosts) {
+    this(controlPlanes, pools, workers, fromVersion, toVersion, sizes, kubeletStartupDelay, distribution, hosts,
+        HostOs.STANDARD);
+  }
 
   /** An estate on MINA hosts. */
   public EstateSpec(
@@ -76,6 +86,7 @@ public record EstateSpec(
     KubeVersion.parse(toVersion);
     distribution = distribution == null ? Distribution.K3S : distribution;
     hosts = hosts == null ? HostServer.MINA : hosts;
+    os = HostOs.orStandard(os);
   }
 
   /** The MachineDeployment of pool {@code index}. */

@@ -1,0 +1,42 @@
+#!/bin/bash
+# inplace-step: restart
+set -eu
+root="${INPLACE_HOST_ROOT:-}"
+# Reboots the host for its boot plan, once: a host whose boot ID is no longer the one the plan was
+# made in has rebooted already (a retried step, or a worker that crashed meanwhile) and is left alone.
+# The reboot is detached and delayed so this report reaches the worker before the session drops.
+
+from_boot='0d039588-9b3c-4280-bcf8-33ebb80df53a'
+
+# The boot plan of a Kairos host: which image the next boot must come up in, from which boot, and
+# how far it got (installing, pending, done, fell_back). Kept on the persistent /var/lib so a
+# retried or resumed step reads what an earlier attempt did (docs/kairos.md).
+kairos_dir="$root/var/lib/inplace/kairos"
+plan_file="$kairos_dir/boot-plan"
+boot_id() {
+  tr -d '[:space:]' < "$root/proc/sys/kernel/random/boot_id"
+}
+plan_get() { # key
+  if [ -f "$plan_file" ]; then
+    awk -v k="$1" 'index($0, k "=") == 1 { print substr($0, length(k) + 2); exit }' "$plan_file"
+  fi
+}
+plan_write() { # sha256 entry status from_boot
+  mkdir -p "$kairos_dir"
+  printf 'sha256=%s\nentry=%s\nstatus=%s\nfrom_boot=%s\n' "$1" "$2" "$3" "$4" > "$plan_file.tmp"
+  mv -f "$plan_file.tmp" "$plan_file"
+}
+booted_entry() {
+  kairos-agent state get boot 2>/dev/null | tr -d '[:space:]"'
+}
+
+if [ "$(plan_get status)" != pending ] || [ "$(plan_get from_boot)" != "$from_boot" ]; then
+  echo "no reboot is planned from boot $from_boot (plan: $(plan_get status) from $(plan_get from_boot))" >&2
+  exit 1
+fi
+if [ "$(boot_id)" != "$from_boot" ]; then
+  echo "already_rebooted=true"
+  exit 0
+fi
+setsid nohup sh -c 'sleep 1; exec reboot' >/dev/null 2>&1 < /dev/null &
+echo "rebooting=true"
