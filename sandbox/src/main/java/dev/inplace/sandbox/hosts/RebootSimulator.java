@@ -35,7 +35,7 @@ final class RebootSimulator implements Closeable {
 
   private final Supplier<List<SandboxHost>> hosts;
   private final Path sandboxBin;
-  private final Duration downtime;
+  private volatile Duration downtime;
   private final Set<String> rebooting = ConcurrentHashMap.newKeySet();
   private final ScheduledExecutorService poller =
       Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "reboot-simulator"));
@@ -46,6 +46,11 @@ final class RebootSimulator implements Closeable {
     this.sandboxBin = sandboxBin;
     this.downtime = downtime;
     poller.scheduleWithFixedDelay(this::poll, POLL.toMillis(), POLL.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** How long a rebooting node stays unreachable from now on. */
+  void downtime(Duration d) {
+    this.downtime = d;
   }
 
   private void poll() {

@@ -131,6 +131,15 @@ public final class SandboxHosts implements Closeable {
   static final java.time.Duration REBOOT_DOWNTIME = java.time.Duration.ofMillis(500);
 
   private RebootSimulator reboots;
+  private java.time.Duration rebootDowntime = REBOOT_DOWNTIME;
+
+  /** How long rebooting Kairos nodes stay unreachable (tests stretch it to act while a node is down). */
+  synchronized void rebootDowntime(java.time.Duration downtime) {
+    rebootDowntime = downtime;
+    if (reboots != null) {
+      reboots.downtime(downtime);
+    }
+  }
 
   /**
    * Makes {@code host} a Kairos node booted from {@code version}'s OS image: active and passive
@@ -162,7 +171,7 @@ public final class SandboxHosts implements Closeable {
       throw new IllegalStateException("interrupted provisioning " + host.name(), e);
     }
     if (reboots == null) {
-      reboots = new RebootSimulator(this::hosts, sandboxBin, REBOOT_DOWNTIME);
+      reboots = new RebootSimulator(this::hosts, sandboxBin, rebootDowntime);
     }
   }
 
