@@ -1,6 +1,7 @@
 package dev.inplace.sandbox.demo;
 
 import dev.inplace.sandbox.estate.EstateSpec;
+import dev.inplace.sandbox.faults.FaultInjector;
 import dev.inplace.sandbox.hosts.HostServer;
 import dev.inplace.sandbox.release.FakeReleaseSizes;
 import dev.inplace.workflows.api.Distribution;
@@ -88,7 +89,20 @@ public record DemoOptions(
   }
 
   /** A fault to inject: {@code --fail NODE:STEP}. */
-  public record Fault(String node, UpgradeStep step) {}
+  /**
+   * A fault to inject: at {@code step}, or for Kairos nodes a reboot fault ({@code boot}: the new
+   * image does not boot; {@code return}: the node never comes back), which shows at the restart step.
+   */
+  public record Fault(String node, UpgradeStep step, String kairosFault) {
+    public Fault(String node, UpgradeStep step) {
+      this(node, step, null);
+    }
+
+    /** How the demo names it: the step, or the Kairos fault. */
+    public String label() {
+      return kairosFault == null ? step.cliName() : kairosFault + " (Kairos reboot, seen at " + step.cliName() + ")";
+    }
+  }
 
   public static final List<UpgradeStep> FAULT_STEPS =
       List.of(UpgradeStep.SNAPSHOT, UpgradeStep.PREFLIGHT, UpgradeStep.STAGE, UpgradeStep.DRAIN, UpgradeStep.BACKUP,
@@ -113,7 +127,9 @@ public record DemoOptions(
         --from VERSION         version the estate starts on (default %s; kubeadm %s; k0s %s)
         --to VERSION           version to upgrade to (default %s; kubeadm %s; k0s %s)
         --fail NODE:STEP       inject a failure, e.g. worker-1:restart (repeatable);
-                               steps: %s (upgrade: kubeadm only)
+                               steps: %s (upgrade: kubeadm only);
+                               with --os kairos also boot (the new image does not boot) and return
+                               (the node never comes back after its reboot)
         --binary-size-mib N    size of the fake k3s binary (default 32)
         --drain-timeout S      seconds a drain may be blocked by a PodDisruptionBudget (default 20)
         --ready-timeout S      seconds a node may take to be Ready at a version (default 20)
@@ -181,6 +197,9 @@ public record DemoOptions(
     if (!distribution.hasUpgradeCommand() && faults.stream().anyMatch(f -> f.step() == UpgradeStep.UPGRADE)) {
       throw new IllegalArgumentException("--fail NODE:upgrade needs --distribution kubeadm: "
           + distribution.name().toLowerCase() + " has no upgrade command");
+    }
+    if (os != HostOs.KAIROS && faults.stream().anyMatch(f -> f.kairosFault() != null)) {
+      throw new IllegalArgumentException("--fail NODE:boot and NODE:return need --os kairos");
     }
     if (os == HostOs.KAIROS && distribution == Distribution.KUBEADM) {
       throw new IllegalArgumentException("--os kairos runs k3s or k0s (Kairos's providers), not kubeadm");
@@ -300,6 +319,10 @@ public record DemoOptions(
     int colon = text.indexOf(':');
     if (colon <= 0 || colon == text.length() - 1) {
       throw new IllegalArgumentException("--fail needs NODE:STEP, e.g. worker-1:restart; got '" + text + "'");
+    }
+    String what = text.substring(colon + 1);
+    if (FaultInjector.KAIROS_FAULTS.contains(what)) {
+      return new Fault(text.substring(0, colon), UpgradeStep.RESTART, what);
     }
     UpgradeStep step;
     try {

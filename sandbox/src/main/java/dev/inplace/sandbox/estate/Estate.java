@@ -348,6 +348,12 @@ public final class Estate implements EstateView, AutoCloseable {
     hosts.faults().arm(node, step, spec.toVersion());
   }
 
+  /** Arms a Kairos reboot fault ({@code boot} or {@code return}) on a node for the target's image. */
+  public void armKairos(String node, String fault) {
+    requireNode(node);
+    hosts.faults().armKairos(node, fault, spec.toVersion());
+  }
+
   /** Clears every fault armed on a node (the blocking budget of a drain fault included). */
   @Override
   public void clearFaults(String node) {
