@@ -204,7 +204,17 @@ class KairosRebootIT {
   void anAirGappedArchiveIsStagedAndInstalledFromADirectory() throws Exception {
     HostActivitiesImpl worker = worker();
     Artifact archive = releases.osImageArchive(TO);
-    worker.stageArtifacts(new StageRequest(access, PROFILE, List.of(archive), Distribution.K3S));
+    TestActivityEnvironment env = TestActivityEnvironment.newInstance();
+    try {
+      env.registerActivitiesImplementations(worker);
+      HostActivities stub = env.newActivityStub(HostActivities.class,
+          io.temporal.activity.ActivityOptions.newBuilder().setStartToCloseTimeout(Duration.ofSeconds(60)).build());
+      // The staging step heartbeats its progress: it runs as an activity.
+      assertEquals(List.of("os-image"),
+          stub.stageArtifacts(new StageRequest(access, PROFILE, List.of(archive), Distribution.K3S)).uploaded());
+    } finally {
+      env.close();
+    }
 
     assertEquals(List.of("os-image"), install(worker, archive).installed());
     worker.restartService(restart());
