@@ -21,8 +21,10 @@ import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -253,7 +255,7 @@ public final class HostActivitiesImpl implements HostActivities {
       throw invalid("service must be a systemd unit name, got '" + request.service() + "'");
     }
     ScriptDeadline budget = ScriptDeadline.after(scriptBudget());
-    java.util.Optional<RebootProgress> resumed = rebootInProgress();
+    Optional<RebootProgress> resumed = rebootInProgress();
     if (resumed.isPresent()) {
       // An earlier attempt rebooted this host (its worker may have crashed meanwhile): wait for it.
       log.info("restart: {} resuming the wait for the reboot from boot {}", request.host().nodeName(),
@@ -381,7 +383,7 @@ public final class HostActivitiesImpl implements HostActivities {
   }
 
   /** Runs {@code work} with the node in the logging context. */
-  private static <T> T withNode(HostAccess host, java.util.function.Supplier<T> work) {
+  private static <T> T withNode(HostAccess host, Supplier<T> work) {
     String previousCluster = MDC.get("cluster");
     String previousNode = MDC.get("node");
     MDC.put("cluster", host.clusterForLogs());
@@ -405,12 +407,12 @@ public final class HostActivitiesImpl implements HostActivities {
   }
 
   /** The reboot an earlier attempt of this restart step heartbeated, if any. */
-  private static java.util.Optional<RebootProgress> rebootInProgress() {
+  private static Optional<RebootProgress> rebootInProgress() {
     try {
       return Activity.getExecutionContext().getHeartbeatDetails(RebootProgress.class)
           .filter(p -> p.fromBoot() != null);
     } catch (IllegalStateException | NullPointerException notInAnActivity) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
   }
 
