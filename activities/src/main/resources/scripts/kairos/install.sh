@@ -7,6 +7,7 @@ root="${INPLACE_HOST_ROOT:-}"
 # names its digest) is not written again: a second upgrade would copy it over the fallback.
 
 staging_dir={{staging_dir}}
+image_path={{image_path}}
 
 # inplace-include: kairos-plan
 
@@ -37,6 +38,7 @@ install_image() {
   esac
   local from
   from="$(boot_id)"
+  journal "act action=os-upgrade path=$image_path from=$(plan_get sha256)/$status to=$3/pending"
   plan_write "$3" active_boot installing "$from"
   # kairos-agent's own output goes to stderr: stdout carries only the key=value report.
   kairos-agent upgrade --source "$src" >&2

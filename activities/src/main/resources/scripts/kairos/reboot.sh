@@ -18,5 +18,6 @@ if [ "$(boot_id)" != "$from_boot" ]; then
   echo "already_rebooted=true"
   exit 0
 fi
+journal "act action=reboot from_boot=$from_boot observed=$(boot_id)"
 setsid nohup sh -c 'sleep 1; exec reboot' >/dev/null 2>&1 < /dev/null &
 echo "rebooting=true"

@@ -18,6 +18,7 @@ now="$(boot_id)"
 booted="$(booted_entry)"
 case "$entry/$status" in
   active_boot/pending|active_boot/done|active_boot/fell_back)
+    journal "act action=boot-select entry=fallback from=$entry/$status to=passive_boot"
     kairos-agent bootentry --select fallback >&2
     if [ "$booted" = passive_boot ]; then
       plan_write "$sha" passive_boot done "$now"

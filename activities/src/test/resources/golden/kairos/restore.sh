@@ -2,6 +2,31 @@
 # inplace-step: restore
 set -eu
 root="${INPLACE_HOST_ROOT:-}"
+journal_script='restore'
+# Journal (ground truth for audits, see docs/reliability.md): one line when this script begins, one
+# when it ends (its exit status, or the signal that stopped it) and one before each destructive
+# action, appended to $root/var/log/inplace/journal. Each line is one O_APPEND write, so concurrent
+# scripts never interleave; a journal that cannot be written never fails the script and nothing goes
+# to stdout. The worker sets INPLACE_JOURNAL_WORKFLOW, _RUN and _ATTEMPT in front of the script.
+journal_file="$root/var/log/inplace/journal"
+journal() {
+  {
+    [ -d "${journal_file%/*}" ] || mkdir -p "${journal_file%/*}"
+    printf '%s\n' "ts=${EPOCHREALTIME:-$(date +%s)} pid=$$ script=$journal_script wf=${INPLACE_JOURNAL_WORKFLOW:-none} run=${INPLACE_JOURNAL_RUN:-none} attempt=${INPLACE_JOURNAL_ATTEMPT:-0} event=$*" >> "$journal_file"
+  } 2>/dev/null || true
+}
+# A signal ends the script as before (it is raised again) once its end line is written.
+journal_signal() {
+  trap - EXIT "$1"
+  journal "end signal=$1"
+  kill -s "$1" $$
+}
+trap 'journal "end exit=$?"' EXIT
+trap 'journal_signal HUP' HUP
+trap 'journal_signal INT' INT
+trap 'journal_signal TERM' TERM
+trap 'journal_signal PIPE' PIPE
+journal begin
 # The rollback of a Kairos upgrade is the fallback entry: the previous image, kept as passive. It is
 # selected for the next boots and the boot plan asks the restart step to reboot into it. A host that
 # already runs it (boot assessment fell back) needs no reboot. An upgrade that never completed left
@@ -38,6 +63,7 @@ now="$(boot_id)"
 booted="$(booted_entry)"
 case "$entry/$status" in
   active_boot/pending|active_boot/done|active_boot/fell_back)
+    journal "act action=boot-select entry=fallback from=$entry/$status to=passive_boot"
     kairos-agent bootentry --select fallback >&2
     if [ "$booted" = passive_boot ]; then
       plan_write "$sha" passive_boot done "$now"

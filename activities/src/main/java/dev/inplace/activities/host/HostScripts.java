@@ -91,6 +91,7 @@ final class HostScripts {
           "install",
           new ScriptValues()
               .with("staging_dir", profile.stagingDir())
+              .with("image_path", ArtifactRules.KAIROS_ACTIVE_IMAGE)
               .withRows(
                   "artifacts",
                   artifacts.stream()
