@@ -11,6 +11,9 @@ checks={{active_checks}}
 interval={{check_interval_seconds}}
 k0s_binary={{binary_path}}
 
+# inplace-include: kairos-plan
+# inplace-include: reboot-pending
+
 k0s="$root$k0s_binary"
 if [ ! -x "$k0s" ]; then
   echo "no k0s binary at $k0s_binary" >&2

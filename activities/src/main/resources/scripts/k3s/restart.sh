@@ -8,6 +8,9 @@ service={{service}}
 checks={{active_checks}}
 interval={{check_interval_seconds}}
 
+# inplace-include: kairos-plan
+# inplace-include: reboot-pending
+
 journal "act action=restart service=$service"
 systemctl restart "$service"
 # inplace-include: wait-active

@@ -9,6 +9,9 @@ service={{service}}
 checks={{active_checks}}
 interval={{check_interval_seconds}}
 
+# inplace-include: kairos-plan
+# inplace-include: reboot-pending
+
 systemctl daemon-reload
 journal "act action=restart service=$service"
 systemctl restart "$service"

@@ -127,8 +127,12 @@ public final class SandboxMain {
       DemoSummary summary;
       try (Estate estate = Estate.create(dir, options.estateSpec())) {
         for (DemoOptions.Fault fault : options.faults()) {
-          estate.arm(fault.node(), fault.step());
-          out.printf("fault armed: %s will fail at %s%n", fault.node(), fault.step().cliName());
+          if (fault.kairosFault() != null) {
+            estate.armKairos(fault.node(), fault.kairosFault());
+          } else {
+            estate.arm(fault.node(), fault.step());
+          }
+          out.printf("fault armed: %s will fail at %s%n", fault.node(), fault.label());
         }
         Path artifactCache = dir.resolve("artifact-cache");
         try (TemporalConnection temporal = EmbeddedTemporal.start();

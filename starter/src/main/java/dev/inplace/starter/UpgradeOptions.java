@@ -3,6 +3,7 @@ package dev.inplace.starter;
 import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.DrainOptions;
+import dev.inplace.workflows.api.HostOs;
 import dev.inplace.workflows.api.MaintenanceWindow;
 import dev.inplace.workflows.api.NodeUpgradeTemplate;
 import dev.inplace.workflows.api.PdbBlockedAction;
@@ -42,6 +43,11 @@ final class UpgradeOptions {
       completionCandidates = Converters.Distributions.class,
       description = "One of: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}); selects the host layout and the steps.")
   Distribution distribution;
+
+  @Option(names = "--os", paramLabel = "OS", defaultValue = "standard",
+      description = "The hosts' operating system: standard (default) or kairos (the release is an OS image written"
+          + " with kairos-agent upgrade; the host reboots into it; docs/kairos.md).")
+  String os;
 
   @Option(names = "--arch", paramLabel = "ARCH", defaultValue = "amd64", description = "Node architecture (default ${DEFAULT-VALUE}).")
   String arch;
@@ -101,8 +107,15 @@ final class UpgradeOptions {
   /** The run template: validated, artifacts from the catalogue, the distribution's host layout. */
   NodeUpgradeTemplate template() {
     ReleaseCatalogue.Release release;
+    HostOs hostOs;
     try {
-      release = ReleaseCatalogue.parse(Files.readString(catalogue), catalogue.toString()).find(version, distribution, arch);
+      hostOs = HostOs.parse(os);
+    } catch (IllegalArgumentException e) {
+      throw usage("--" + e.getMessage());
+    }
+    try {
+      release = ReleaseCatalogue.parse(Files.readString(catalogue), catalogue.toString())
+          .find(version, distribution, arch, hostOs);
     } catch (IOException e) {
       throw usage("--catalogue: cannot read " + catalogue + ": " + e.getMessage());
     } catch (IllegalArgumentException e) {
@@ -126,7 +139,7 @@ final class UpgradeOptions {
       throw usage("--drain-timeout: " + e.getMessage());
     }
     try {
-      return new NodeUpgradeTemplate(distribution, version, release.artifacts(), distribution.defaultProfile(), ssh,
+      return new NodeUpgradeTemplate(distribution, version, release.artifacts(), distribution.defaultProfile().withOs(hostOs), ssh,
           drain, readyTimeout, 0, arch);
     } catch (IllegalArgumentException e) {
       throw usage(e.getMessage());

@@ -1,6 +1,7 @@
 package dev.inplace.activities.artifacts;
 
 import dev.inplace.workflows.api.Artifact;
+import dev.inplace.workflows.api.ArtifactRules;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import java.io.IOException;
 import java.io.InputStream;
@@ -63,6 +64,11 @@ public final class ArtifactCache {
     policy.problem(artifact).ifPresent(why -> {
       throw UpgradeFailures.nonRetryable(UpgradeFailures.INVALID_REQUEST, why);
     });
+    if (ArtifactRules.pulledByHost(artifact)) {
+      // The host pulls it by digest (kairos-agent upgrade --source oci:...): nothing to cache here.
+      throw UpgradeFailures.nonRetryable(UpgradeFailures.INVALID_REQUEST,
+          "artifact " + artifact.name() + " is pulled by the host from its registry; the worker does not fetch it");
+    }
     Path cached = cacheDir.resolve(artifact.sha256());
     synchronized (locks.computeIfAbsent(artifact.sha256(), k -> new Object())) {
       if (isCached(cached, artifact)) {

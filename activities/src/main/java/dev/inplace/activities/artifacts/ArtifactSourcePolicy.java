@@ -1,5 +1,7 @@
 package dev.inplace.activities.artifacts;
 
+import dev.inplace.workflows.api.ArtifactRules;
+
 import dev.inplace.workflows.api.Artifact;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -50,6 +52,9 @@ public record ArtifactSourcePolicy(Set<String> allowedHosts, Path mirrorDir, lon
     }
     String source = artifact.source();
     String lower = source.toLowerCase(Locale.ROOT);
+    if (ArtifactRules.pulledByHost(artifact)) {
+      return registry(artifact);
+    }
     if (lower.startsWith("https://")) {
       return https(artifact, source);
     }
@@ -81,6 +86,23 @@ public record ArtifactSourcePolicy(Set<String> allowedHosts, Path mirrorDir, lon
       return Optional.empty();
     }
     return Optional.of(normal);
+  }
+
+  /**
+   * An OS image the host pulls from a registry (Kairos): the form and the digest pin are {@link
+   * ArtifactRules}'; the registry host must be in the same allowlist as https hosts.
+   */
+  private Optional<String> registry(Artifact artifact) {
+    Optional<String> host = ArtifactRules.registryHost(artifact);
+    if (host.isEmpty()) {
+      return Optional.of("artifact " + artifact.name() + ": an oci: source must be oci:HOST/REPO[:TAG]@sha256:<64 hex>");
+    }
+    String name = host.get().replaceFirst(":[0-9]+$", "");
+    if (!allowedHosts.isEmpty() && !allowedHosts.contains(name)) {
+      return Optional.of("artifact " + artifact.name() + ": registry " + name + " is not in the allowed artifact hosts "
+          + List.copyOf(allowedHosts.stream().sorted().toList()) + " (INPLACE_ARTIFACT_HOSTS)");
+    }
+    return Optional.empty();
   }
 
   private Optional<String> https(Artifact artifact, String source) {

@@ -6,6 +6,7 @@ import dev.inplace.activities.ssh.ScriptDeadline;
 import dev.inplace.activities.ssh.ScriptOutput;
 import dev.inplace.activities.ssh.SshConnector;
 import dev.inplace.workflows.api.Artifact;
+import dev.inplace.workflows.api.ArtifactRules;
 import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.HostAccess;
 import dev.inplace.workflows.api.HostActivities;
@@ -20,8 +21,10 @@ import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +48,7 @@ public final class HostActivitiesImpl implements HostActivities {
 
   private final SshConnector ssh;
   private final ArtifactCache cache;
+  private final KairosReboot reboots;
   private final Map<Distribution, HostDistribution> distributions = new EnumMap<>(Distribution.class);
   private final Map<Distribution, HostScripts> scripts = new EnumMap<>(Distribution.class);
 
@@ -57,6 +61,7 @@ public final class HostActivitiesImpl implements HostActivities {
   public HostActivitiesImpl(SshConnector ssh, ArtifactCache cache, List<HostDistribution> distributions) {
     this.ssh = ssh;
     this.cache = cache;
+    this.reboots = new KairosReboot(ssh);
     for (HostDistribution d : distributions) {
       if (this.distributions.put(d.distribution(), d) != null) {
         throw new IllegalArgumentException("two host strategies for " + d.distribution());
@@ -118,6 +123,10 @@ public final class HostActivitiesImpl implements HostActivities {
           List<String> alreadyPresent = new ArrayList<>();
           List<Artifact> toCheck = new ArrayList<>();
           for (Artifact a : request.artifacts()) {
+            if (ArtifactRules.pulledByHost(a)) {
+              alreadyPresent.add(a.name()); // the host pulls it by digest at install (Kairos oci:)
+              continue;
+            }
             if (doneBefore.contains(a.name())) {
               alreadyPresent.add(a.name()); // staged and verified by an earlier attempt
             } else {
@@ -245,15 +254,28 @@ public final class HostActivitiesImpl implements HostActivities {
     if (request.service() == null || !SERVICE.matcher(request.service()).matches()) {
       throw invalid("service must be a systemd unit name, got '" + request.service() + "'");
     }
-    return onHost(
-        request.host(),
-        conn -> {
-          ScriptOutput out =
-              conn.run(scripts.restart(request.service()), UpgradeFailures.SERVICE_RESTART_FAILED);
-          boolean active = "true".equals(out.value("service_active"));
-          log.info("restart: service={} active={}", request.service(), active);
-          return new ServiceResult(request.service(), active);
-        });
+    ScriptDeadline budget = ScriptDeadline.after(scriptBudget());
+    Optional<RebootProgress> resumed = rebootInProgress();
+    if (resumed.isPresent()) {
+      // An earlier attempt rebooted this host (its worker may have crashed meanwhile): wait for it.
+      log.info("restart: {} resuming the wait for the reboot from boot {}", request.host().nodeName(),
+          resumed.get().fromBoot());
+      return withNode(request.host(), () -> reboots.awaitReturn(request.host(), scripts, request.service(),
+          resumed.get().fromBoot(), budget, HostActivitiesImpl::heartbeat));
+    }
+    ScriptOutput out =
+        onHost(request.host(), conn -> conn.run(scripts.restart(request.service()), UpgradeFailures.SERVICE_RESTART_FAILED));
+    if (KairosReboot.pending(out)) {
+      // A Kairos OS image (or its rollback) waits for a reboot: reboot instead of restarting.
+      return withNode(request.host(), () -> reboots.reboot(request.host(), scripts, request.service(), out, budget,
+          HostActivitiesImpl::heartbeat));
+    }
+    boolean active = "true".equals(out.value("service_active"));
+    withNode(request.host(), () -> {
+      log.info("restart: service={} active={}", request.service(), active);
+      return null;
+    });
+    return new ServiceResult(request.service(), active);
   }
 
   @Override
@@ -333,6 +355,9 @@ public final class HostActivitiesImpl implements HostActivities {
     requireUniqueNames(request.artifacts());
     List<String> verified = new ArrayList<>();
     for (Artifact a : request.artifacts()) {
+      if (ArtifactRules.pulledByHost(a)) {
+        continue; // pinned by digest in its oci: reference; the host's registry pull checks it
+      }
       cache.fetch(a); // verifies the sha256 (and size) or fails with the vocabulary's type
       verified.add(a.name());
     }
@@ -355,6 +380,40 @@ public final class HostActivitiesImpl implements HostActivities {
     } finally {
       restore("cluster", previousCluster);
       restore("node", previousNode);
+    }
+  }
+
+  /** Runs {@code work} with the node in the logging context. */
+  private static <T> T withNode(HostAccess host, Supplier<T> work) {
+    String previousCluster = MDC.get("cluster");
+    String previousNode = MDC.get("node");
+    MDC.put("cluster", host.clusterForLogs());
+    MDC.put("node", host.nodeName());
+    try {
+      return work.get();
+    } finally {
+      restore("cluster", previousCluster);
+      restore("node", previousNode);
+    }
+  }
+
+  /** Records progress of a reboot (outside an activity, tests: logged only). */
+  private static void heartbeat(RebootProgress progress) {
+    log.info("restart: {} (from boot {})", progress.note(), progress.fromBoot());
+    try {
+      Activity.getExecutionContext().heartbeat(progress);
+    } catch (IllegalStateException | NullPointerException notInAnActivity) {
+      // unit tests call the implementation directly
+    }
+  }
+
+  /** The reboot an earlier attempt of this restart step heartbeated, if any. */
+  private static Optional<RebootProgress> rebootInProgress() {
+    try {
+      return Activity.getExecutionContext().getHeartbeatDetails(RebootProgress.class)
+          .filter(p -> p.fromBoot() != null);
+    } catch (IllegalStateException | NullPointerException notInAnActivity) {
+      return Optional.empty();
     }
   }
 

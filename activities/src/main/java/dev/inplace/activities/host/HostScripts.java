@@ -4,6 +4,7 @@ import dev.inplace.activities.ssh.RemoteScript;
 import dev.inplace.workflows.api.Artifact;
 import dev.inplace.workflows.api.HostActivities.InstalledFile;
 import dev.inplace.workflows.api.ArtifactKind;
+import dev.inplace.workflows.api.ArtifactRules;
 import dev.inplace.workflows.api.HostProfile;
 import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.NodeRole;
@@ -18,16 +19,26 @@ final class HostScripts {
 
   static final String ABSENT = "absent";
 
+  /** Templates of Kairos hosts, tried before the distribution's ({@code scripts/kairos/}). */
+  static final String KAIROS_FOLDER = "kairos";
+
   private final ScriptRenderer renderer;
+  private final ScriptRenderer kairos;
   private final HostDistribution distribution;
 
   HostScripts(HostDistribution distribution) {
     this.distribution = distribution;
     this.renderer = new ScriptRenderer(distribution.scriptFolder());
+    this.kairos = new ScriptRenderer(List.of(KAIROS_FOLDER, distribution.scriptFolder()));
+  }
+
+  /** The templates for hosts of this profile: Kairos's own steps first on Kairos hosts. */
+  private ScriptRenderer rendererFor(HostProfile profile) {
+    return profile != null && profile.kairos() ? kairos : renderer;
   }
 
   RemoteScript inspect(HostProfile profile, String service, List<Artifact> artifacts) {
-    return renderer.render(
+    return rendererFor(profile).render(
         "inspect",
         new ScriptValues()
             .with("staging_dir", profile.stagingDir())
@@ -39,7 +50,7 @@ final class HostScripts {
   }
 
   RemoteScript stagePrepare(HostProfile profile, List<Artifact> artifacts) {
-    return renderer.render(
+    return rendererFor(profile).render(
         "stage-prepare",
         new ScriptValues()
             .with("staging_dir", profile.stagingDir())
@@ -51,7 +62,7 @@ final class HostScripts {
   }
 
   RemoteScript stageCommit(HostProfile profile, List<Artifact> artifacts) {
-    return renderer.render(
+    return rendererFor(profile).render(
         "stage-commit",
         new ScriptValues()
             .with("staging_dir", profile.stagingDir())
@@ -63,6 +74,10 @@ final class HostScripts {
   }
 
   RemoteScript backup(HostProfile profile, List<InstalledFile> existing) {
+    if (profile.kairos()) {
+      // kairos-agent upgrade keeps the running image as passive: the script only checks it can.
+      return kairos.render("backup", new ScriptValues());
+    }
     return renderer.render(
         "backup",
         new ScriptValues()
@@ -71,6 +86,18 @@ final class HostScripts {
   }
 
   RemoteScript install(HostProfile profile, List<Artifact> artifacts) {
+    if (profile.kairos()) {
+      return kairos.render(
+          "install",
+          new ScriptValues()
+              .with("staging_dir", profile.stagingDir())
+              .with("image_path", ArtifactRules.KAIROS_ACTIVE_IMAGE)
+              .withRows(
+                  "artifacts",
+                  artifacts.stream()
+                      .map(a -> List.of(a.name(), a.stagedFileName(), a.sha256(), a.source()))
+                      .toList()));
+    }
     ScriptValues values = new ScriptValues();
     if (distribution.importsImages()) {
       values.withRows(
@@ -114,7 +141,26 @@ final class HostScripts {
             .with("check_interval_seconds", Integer.toString(CHECK_INTERVAL_SECONDS)));
   }
 
+  /** Reboots a Kairos host once for its boot plan, made in boot {@code fromBoot}. */
+  RemoteScript reboot(String fromBoot) {
+    return kairos.render("reboot", new ScriptValues().with("from_boot", fromBoot));
+  }
+
+  /** After the reboot: the boot ID, the boot entry against the plan, the service active. */
+  RemoteScript afterReboot(String fromBoot, String service) {
+    return kairos.render(
+        "after-reboot",
+        new ScriptValues()
+            .with("from_boot", fromBoot)
+            .with("service", service)
+            .with("active_checks", Integer.toString(ACTIVE_CHECKS))
+            .with("check_interval_seconds", Integer.toString(CHECK_INTERVAL_SECONDS)));
+  }
+
   RemoteScript restore(HostProfile profile, List<InstalledFile> previous) {
+    if (profile.kairos()) {
+      return kairos.render("restore", new ScriptValues().with("image_path", ArtifactRules.KAIROS_ACTIVE_IMAGE));
+    }
     return renderer.render(
         "restore",
         new ScriptValues()

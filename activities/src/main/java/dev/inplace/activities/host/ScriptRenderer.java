@@ -45,11 +45,19 @@ final class ScriptRenderer {
   /** Fragments a template includes; they carry no header and include nothing themselves. */
   static final String LIB_FOLDER = "lib";
 
-  private final String folder;
+  private final List<String> folders;
   private final Map<String, String> templates = new ConcurrentHashMap<>();
 
   ScriptRenderer(String folder) {
-    this.folder = folder;
+    this(List.of(folder));
+  }
+
+  /**
+   * Templates and hooks from the first of {@code folders} that has them (a host OS profile before
+   * the distribution: {@code kairos}, then {@code k0s}), then {@code common} and {@code lib}.
+   */
+  ScriptRenderer(List<String> folders) {
+    this.folders = List.copyOf(folders);
   }
 
   RemoteScript render(String name, ScriptValues values) {
@@ -142,15 +150,16 @@ final class ScriptRenderer {
   }
 
   private String load(String name) {
-    String resource = "scripts/" + folder + "/" + name + ".sh";
-    String shared = "scripts/" + COMMON_FOLDER + "/" + name + ".sh";
-    for (String candidate : List.of(resource, shared)) {
+    List<String> candidates = new ArrayList<>();
+    folders.forEach(f -> candidates.add("scripts/" + f + "/" + name + ".sh"));
+    candidates.add("scripts/" + COMMON_FOLDER + "/" + name + ".sh");
+    for (String candidate : candidates) {
       String text = read(candidate);
       if (text != null) {
         return expandIncludes(candidate, withJournal(name, text));
       }
     }
-    throw new IllegalArgumentException("no script template " + resource + " or " + shared + " on the classpath");
+    throw new IllegalArgumentException("no script template " + String.join(" or ", candidates) + " on the classpath");
   }
 
   /**
@@ -185,9 +194,14 @@ final class ScriptRenderer {
       String fragmentPath = "scripts/" + LIB_FOLDER + "/" + include.group(2) + ".sh";
       String fragment = null;
       if (include.group(1).equals("hook")) {
-        String own = "scripts/" + folder + "/hooks/" + include.group(2) + ".sh";
-        fragment = read(own);
-        fragmentPath = fragment == null ? fragmentPath : own;
+        for (String folder : folders) {
+          String own = "scripts/" + folder + "/hooks/" + include.group(2) + ".sh";
+          fragment = read(own);
+          if (fragment != null) {
+            fragmentPath = own;
+            break;
+          }
+        }
       }
       fragment = fragment == null ? read(fragmentPath) : fragment;
       if (fragment == null) {

@@ -10,14 +10,9 @@ import dev.inplace.workflows.api.HostActivities.InstalledFile;
 import dev.inplace.workflows.api.HostProfile;
 import dev.inplace.workflows.api.NodeRole;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -37,8 +32,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * </pre>
  */
 class KubeadmScriptsGoldenTest {
-  private static final Path GOLDEN_DIR = Path.of("src/test/resources/golden/kubeadm");
-  private static final boolean UPDATE = Boolean.getBoolean("golden.update");
+  private static final GoldenScripts GOLDEN = new GoldenScripts("kubeadm");
 
   static final HostProfile PROFILE = HostProfile.kubeadmDefaults();
 
@@ -92,40 +86,20 @@ class KubeadmScriptsGoldenTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("scripts")
   void renderedScriptMatchesGoldenFile(String name, RemoteScript script) throws IOException {
-    Path golden = GOLDEN_DIR.resolve(name + ".sh");
-    if (UPDATE) {
-      Files.createDirectories(GOLDEN_DIR);
-      Files.writeString(golden, script.text(), StandardCharsets.UTF_8);
-    }
-    assertTrue(
-        Files.exists(golden), "missing golden file " + golden + "; run with -Dgolden.update=true");
-    assertEquals(Files.readString(golden, StandardCharsets.UTF_8), script.text());
+    GOLDEN.assertMatchesGoldenFile(name, script);
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("scripts")
   void renderedScriptStartsWithTheStepHeader(String name, RemoteScript script) {
-    List<String> lines = Arrays.asList(script.text().split("\n", 5));
-    assertEquals(
-        List.of(
-            "#!/bin/bash",
-            "# inplace-step: " + script.step(),
-            "set -eu",
-            "root=\"${INPLACE_HOST_ROOT:-}\""),
-        lines.subList(0, 4));
+    GoldenScripts.assertStepHeader(script);
     assertTrue(name.startsWith(script.name()), name + " renders " + script.name());
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("scripts")
   void renderedScriptIsValidBash(String name, RemoteScript script) throws Exception {
-    Process bash = new ProcessBuilder("bash", "-n").redirectErrorStream(true).start();
-    try (var stdin = bash.getOutputStream()) {
-      stdin.write(script.text().getBytes(StandardCharsets.UTF_8));
-    }
-    String output = new String(bash.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(bash.waitFor(10, TimeUnit.SECONDS));
-    assertEquals(0, bash.exitValue(), name + ": " + output);
+    GoldenScripts.assertValidBash(name, script);
   }
 
   @org.junit.jupiter.api.Test

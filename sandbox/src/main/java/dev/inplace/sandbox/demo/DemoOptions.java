@@ -1,9 +1,11 @@
 package dev.inplace.sandbox.demo;
 
 import dev.inplace.sandbox.estate.EstateSpec;
+import dev.inplace.sandbox.faults.FaultInjector;
 import dev.inplace.sandbox.hosts.HostServer;
 import dev.inplace.sandbox.release.FakeReleaseSizes;
 import dev.inplace.workflows.api.Distribution;
+import dev.inplace.workflows.api.HostOs;
 import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.UpgradeStep;
 import java.time.Duration;
@@ -31,7 +33,23 @@ public record DemoOptions(
     Topology topology,
     int workerProcesses,
     double restartSeconds,
-    boolean clusterClass) {
+    boolean clusterClass,
+    HostOs os) {
+
+  /** Options on standard hosts. */
+  public DemoOptions(
+      Mode mode, int controlPlanes, int pools, int workers, String maxUnavailable, OnFailure onFailure,
+      String from, String to, boolean json, List<Fault> faults, long binaryBytes, long drainTimeoutSeconds,
+      long readyTimeoutSeconds, boolean keep, Distribution distribution, HostServer hosts, Topology topology,
+      int workerProcesses, double restartSeconds, boolean clusterClass) {
+    this(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, faults, binaryBytes,
+        drainTimeoutSeconds, readyTimeoutSeconds, keep, distribution, hosts, topology, workerProcesses, restartSeconds,
+        clusterClass, HostOs.STANDARD);
+  }
+
+  public DemoOptions {
+    os = HostOs.orStandard(os);
+  }
 
   /** Where the demo's parts run. */
   public enum Topology {
@@ -75,7 +93,20 @@ public record DemoOptions(
   }
 
   /** A fault to inject: {@code --fail NODE:STEP}. */
-  public record Fault(String node, UpgradeStep step) {}
+  /**
+   * A fault to inject: at {@code step}, or for Kairos nodes a reboot fault ({@code boot}: the new
+   * image does not boot; {@code return}: the node never comes back), which shows at the restart step.
+   */
+  public record Fault(String node, UpgradeStep step, String kairosFault) {
+    public Fault(String node, UpgradeStep step) {
+      this(node, step, null);
+    }
+
+    /** How the demo names it: the step, or the Kairos fault. */
+    public String label() {
+      return kairosFault == null ? step.cliName() : kairosFault + " (Kairos reboot, seen at " + step.cliName() + ")";
+    }
+  }
 
   /** How long a restarted node's kubelet stays NotReady: the simulated service restart. */
   public static final double DEFAULT_RESTART_SECONDS = 1.0;
@@ -98,10 +129,14 @@ public record DemoOptions(
         --on-failure ACTION    when a node fails: halt (abort, exit non-zero), skip (go on without it)
                                or retry (clear the injected fault, run it again) (default halt)
         --distribution D       k3s (default), kubeadm or k0s: the cluster's Kubernetes distribution
+        --os OS                standard (default) or kairos: Kairos hosts (k3s or k0s) get an OS image
+                               (kairos-agent upgrade) and reboot into it; the fallback image is the rollback
         --from VERSION         version the estate starts on (default %s; kubeadm %s; k0s %s)
         --to VERSION           version to upgrade to (default %s; kubeadm %s; k0s %s)
         --fail NODE:STEP       inject a failure, e.g. worker-1:restart (repeatable);
-                               steps: %s (upgrade: kubeadm only)
+                               steps: %s (upgrade: kubeadm only);
+                               with --os kairos also boot (the new image does not boot) and return
+                               (the node never comes back after its reboot)
         --binary-size-mib N    size of the fake k3s binary (default 32)
         --drain-timeout S      seconds a drain may be blocked by a PodDisruptionBudget (default 20)
         --ready-timeout S      seconds a node may take to be Ready at a version (default 20)
@@ -128,6 +163,7 @@ public record DemoOptions(
     String maxUnavailable = "1";
     OnFailure onFailure = OnFailure.HALT;
     Distribution distribution = Distribution.K3S;
+    HostOs os = HostOs.STANDARD;
     HostServer hosts = HostServer.MINA;
     String from = null;
     String to = null;
@@ -146,6 +182,7 @@ public record DemoOptions(
       switch (arg) {
         case "--mode" -> mode = mode(value(args, ++i, arg));
         case "--distribution" -> distribution = distribution(value(args, ++i, arg));
+        case "--os" -> os = HostOs.parse(value(args, ++i, arg));
         case "--control-planes" -> controlPlanes = intValue(arg, value(args, ++i, arg));
         case "--pools" -> pools = intValue(arg, value(args, ++i, arg));
         case "--workers" -> workers = intValue(arg, value(args, ++i, arg));
@@ -175,6 +212,15 @@ public record DemoOptions(
       throw new IllegalArgumentException("--fail NODE:upgrade needs --distribution kubeadm: "
           + distribution.name().toLowerCase() + " has no upgrade command");
     }
+    if (os != HostOs.KAIROS && faults.stream().anyMatch(f -> f.kairosFault() != null)) {
+      throw new IllegalArgumentException("--fail NODE:boot and NODE:return need --os kairos");
+    }
+    if (os == HostOs.KAIROS && distribution == Distribution.KUBEADM) {
+      throw new IllegalArgumentException("--os kairos runs k3s or k0s (Kairos's providers), not kubeadm");
+    }
+    if (os == HostOs.KAIROS && mode == Mode.EXTENSION) {
+      throw new IllegalArgumentException("--os kairos runs with --mode crs or workflows");
+    }
     if (workerProcesses < 1 || workerProcesses > 9) {
       throw new IllegalArgumentException("--worker-processes must be 1..9, got " + workerProcesses);
     }
@@ -197,7 +243,7 @@ public record DemoOptions(
     if (KubeVersion.parse(to).compareTo(KubeVersion.parse(from)) <= 0) {
       throw new IllegalArgumentException("--to " + to + " must be newer than --from " + from);
     }
-    return new DemoOptions(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, List.copyOf(faults), binaryMiB << 20, drainTimeout, readyTimeout, keep, distribution, hosts, topology, workerProcesses, restartSeconds, clusterClass);
+    return new DemoOptions(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, List.copyOf(faults), binaryMiB << 20, drainTimeout, readyTimeout, keep, distribution, hosts, topology, workerProcesses, restartSeconds, clusterClass, os);
   }
 
   /**
@@ -229,7 +275,7 @@ public record DemoOptions(
     return new EstateSpec(
         controlPlanes, pools, workers, from, to,
         new FakeReleaseSizes(binaryBytes, FakeReleaseSizes.defaults().imagePaddingBytes()),
-        Duration.ofMillis(Math.round(restartSeconds * 1000)), distribution, hosts, clusterClass);
+        Duration.ofMillis(Math.round(restartSeconds * 1000)), distribution, hosts, clusterClass, os);
   }
 
   private static String maxUnavailable(String text) {
@@ -302,6 +348,10 @@ public record DemoOptions(
     int colon = text.indexOf(':');
     if (colon <= 0 || colon == text.length() - 1) {
       throw new IllegalArgumentException("--fail needs NODE:STEP, e.g. worker-1:restart; got '" + text + "'");
+    }
+    String what = text.substring(colon + 1);
+    if (FaultInjector.KAIROS_FAULTS.contains(what)) {
+      return new Fault(text.substring(0, colon), UpgradeStep.RESTART, what);
     }
     UpgradeStep step;
     try {

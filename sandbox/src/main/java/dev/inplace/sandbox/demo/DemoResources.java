@@ -1,5 +1,7 @@
 package dev.inplace.sandbox.demo;
 
+import dev.inplace.workflows.api.HostOs;
+
 import dev.inplace.sandbox.estate.Estate;
 import dev.inplace.worker.crd.CatalogueReference;
 import dev.inplace.worker.crd.ControlPlaneUpgrade;
@@ -43,5 +45,8 @@ public final class DemoResources {
             .setPrivateKeySecret(ssh.privateKeySecret()).setKnownHostsSecret(ssh.knownHostsSecret()))
         .setReadyTimeoutSeconds(options.readyTimeoutSeconds())
         .setDrain(new DrainSpec().setTimeoutSeconds(options.drainTimeoutSeconds()).setDeleteEmptyDirData(true));
+    if (options.os() == HostOs.KAIROS) {
+      spec.setHostProfile(new dev.inplace.worker.crd.HostProfileSpec().setOs(options.os().cliName()));
+    }
   }
 }

@@ -93,14 +93,15 @@ public final class DemoRun {
 
   public DemoSummary run() {
     Distribution distribution = options.distribution();
-    ReleaseCatalogue.Release release = catalogue().find(options.to(), distribution, "amd64");
+    ReleaseCatalogue.Release release = catalogue().find(options.to(), distribution, "amd64", options.os());
     NodeUpgradeTemplate template = new NodeUpgradeTemplate(
-        distribution, options.to(), release.artifacts(), distribution.defaultProfile(), estate.ssh(),
+        distribution, options.to(), release.artifacts(), distribution.defaultProfile().withOs(options.os()), estate.ssh(),
         new DrainOptions(options.drainTimeoutSeconds(), true, false, PdbBlockedAction.FAIL, false),
         options.readyTimeoutSeconds(), 0, release.arch());
-    out.printf("inplace demo: %s cluster %s, %d control plane%s, %d MachineDeployment%s x %d workers, %s -> %s,"
+    out.printf("inplace demo: %s%s cluster %s, %d control plane%s, %d MachineDeployment%s x %d workers, %s -> %s,"
             + " max-unavailable %s, on-failure %s%n",
-        distribution.name().toLowerCase(), estate.cluster(), options.controlPlanes(),
+        distribution.name().toLowerCase(), options.os() == dev.inplace.workflows.api.HostOs.KAIROS ? " on Kairos" : "",
+        estate.cluster(), options.controlPlanes(),
         options.controlPlanes() == 1 ? "" : "s", options.pools(),
         options.pools() == 1 ? "" : "s", options.workers(), options.from(), options.to(), options.maxUnavailable(),
         options.onFailure().name().toLowerCase());

@@ -113,7 +113,7 @@ public final class Estate implements EstateView, AutoCloseable {
    * {@code 127.0.0.1:managementPort} and {@code 127.0.0.1:workloadPort} (0: free ports).
    */
   public static Estate create(Path dir, EstateSpec spec, int managementPort, int workloadPort) {
-    FakeReleases releases = new FakeReleases(dir.resolve("artifacts"), spec.sizes(), spec.distribution());
+    FakeReleases releases = new FakeReleases(dir.resolve("artifacts"), spec.sizes(), spec.distribution(), spec.os());
     releases.add(spec.fromVersion());
     releases.add(spec.toVersion());
     Path catalogue = releases.writeCatalogue();
@@ -357,6 +357,12 @@ public final class Estate implements EstateView, AutoCloseable {
           .build()).create();
     }
     hosts.faults().arm(node, step, spec.toVersion());
+  }
+
+  /** Arms a Kairos reboot fault ({@code boot} or {@code return}) on a node for the target's image. */
+  public void armKairos(String node, String fault) {
+    requireNode(node);
+    hosts.faults().armKairos(node, fault, spec.toVersion());
   }
 
   /** Clears every fault armed on a node (the blocking budget of a drain fault included). */

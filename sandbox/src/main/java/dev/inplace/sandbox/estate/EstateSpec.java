@@ -3,6 +3,7 @@ package dev.inplace.sandbox.estate;
 import dev.inplace.sandbox.hosts.HostServer;
 import dev.inplace.sandbox.release.FakeReleaseSizes;
 import dev.inplace.workflows.api.Distribution;
+import dev.inplace.workflows.api.HostOs;
 import dev.inplace.workflows.api.KubeVersion;
 import java.time.Duration;
 
@@ -23,7 +24,8 @@ public record EstateSpec(
     Duration kubeletStartupDelay,
     Distribution distribution,
     HostServer hosts,
-    boolean clusterClass) {
+    boolean clusterClass,
+    HostOs os) {
   public static final String DEFAULT_FROM = "v1.30.6+k3s1";
   public static final String DEFAULT_TO = "v1.31.2+k3s1";
   public static final String DEFAULT_KUBEADM_FROM = "v1.30.6";
@@ -31,12 +33,12 @@ public record EstateSpec(
   public static final String DEFAULT_K0S_FROM = "v1.30.6+k0s.0";
   public static final String DEFAULT_K0S_TO = "v1.31.2+k0s.0";
 
-  /** An estate whose Cluster is not managed through a ClusterClass. */
+  /** An estate of standard hosts whose Cluster is not managed through a ClusterClass. */
   public EstateSpec(
       int controlPlanes, int pools, int workers, String fromVersion, String toVersion, FakeReleaseSizes sizes,
       Duration kubeletStartupDelay, Distribution distribution, HostServer hosts) {
     this(controlPlanes, pools, workers, fromVersion, toVersion, sizes, kubeletStartupDelay, distribution, hosts,
-        false);
+        false, HostOs.STANDARD);
   }
 
   /** An estate on MINA hosts. */
@@ -86,6 +88,7 @@ public record EstateSpec(
     KubeVersion.parse(toVersion);
     distribution = distribution == null ? Distribution.K3S : distribution;
     hosts = hosts == null ? HostServer.MINA : hosts;
+    os = HostOs.orStandard(os);
   }
 
   /** The MachineDeployment of pool {@code index}. */

@@ -36,6 +36,11 @@ import org.slf4j.LoggerFactory;
  *   <li>verify: the kubelet simulator keeps the node NotReady while it runs the armed version;
  *   <li>drain: recorded only; the estate blocks the drain with a PodDisruptionBudget.
  * </ul>
+ *
+ * <p>Kairos nodes have two more, about their reboots ({@link #KAIROS_FAULTS}, enforced by {@code
+ * sandbox-bin/kairos-boot}): {@code boot}, the image of the armed version does not boot and boot
+ * assessment falls back to the passive image; {@code return}, the node does not come back (its SSH
+ * server stays down) after booting that image.
  */
 public final class FaultInjector {
   private static final Logger LOG = LoggerFactory.getLogger(FaultInjector.class);
@@ -67,6 +72,9 @@ public final class FaultInjector {
               UpgradeStep.RESTORE,
               UpgradeStep.SNAPSHOT));
 
+  /** Faults of Kairos reboots: the new image does not boot; the host never comes back. */
+  public static final Set<String> KAIROS_FAULTS = Set.of("boot", "return");
+
   private static final Path FAULTS_DIR = Path.of(".sandbox", "faults");
 
   private final Path hostsDir;
@@ -96,11 +104,34 @@ public final class FaultInjector {
     LOG.info("armed fault {} on node {} for version {}", step.cliName(), node, targetVersion);
   }
 
+  /** Arms the Kairos reboot fault {@code fault} ({@link #KAIROS_FAULTS}) on {@code node} for the image of {@code version}. */
+  public void armKairos(String node, String fault, String version) {
+    if (!KAIROS_FAULTS.contains(fault)) {
+      throw new IllegalArgumentException("unknown Kairos fault '" + fault + "'; faults: " + KAIROS_FAULTS);
+    }
+    if (version == null || version.isBlank() || version.contains("\n")) {
+      throw new IllegalArgumentException("fault target version must be one non-blank line");
+    }
+    Path file = nodeRoot(node).resolve(FAULTS_DIR).resolve(fault);
+    try {
+      Files.createDirectories(file.getParent());
+      Path tmp = file.resolveSibling(fault + ".tmp");
+      Files.writeString(tmp, version.trim() + "\n", StandardCharsets.UTF_8);
+      Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot arm fault " + fault + " on " + node, e);
+    }
+    LOG.info("armed fault {} on node {} for version {}", fault, node, version);
+  }
+
   /** Clears every fault of {@code node}. */
   public void clear(String node) {
     Path root = nodeRoot(node);
     for (UpgradeStep step : SUPPORTED) {
       delete(node, faultFile(root, step));
+    }
+    for (String fault : KAIROS_FAULTS) {
+      delete(node, root.resolve(FAULTS_DIR).resolve(fault));
     }
   }
 

@@ -5,6 +5,7 @@ import dev.inplace.sandbox.release.FakeRelease;
 import dev.inplace.sandbox.release.FakeReleases;
 import dev.inplace.workflows.api.Artifact;
 import dev.inplace.workflows.api.Distribution;
+import dev.inplace.workflows.api.HostOs;
 import dev.inplace.workflows.api.HostProfile;
 import dev.inplace.workflows.api.NodeRole;
 import java.io.Closeable;
@@ -36,7 +37,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class SandboxHosts implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(SandboxHosts.class);
-  private static final List<String> SANDBOX_BIN = List.of("sudo", "systemctl", "ctr", "etcdctl");
+  private static final List<String> SANDBOX_BIN = List.of("sudo", "systemctl", "ctr", "etcdctl", "kairos-agent", "kairos-boot", "reboot");
   private static final Pattern NODE_NAME = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?");
 
   /**
@@ -119,7 +120,59 @@ public final class SandboxHosts implements Closeable {
    * Calling it again for an existing node reinstalls that version and counts as a service restart.
    */
   public SandboxHost provision(String node, NodeRole role, String version, FakeReleases releases) {
-    return provision(node, role, releases.release(version));
+    SandboxHost host = provision(node, role, releases.release(version));
+    if (releases.os() == HostOs.KAIROS) {
+      installKairos(host, releases, version);
+    }
+    return host;
+  }
+
+  /** How long a rebooting Kairos node stays unreachable before it boots. */
+  static final java.time.Duration REBOOT_DOWNTIME = java.time.Duration.ofMillis(500);
+
+  private RebootSimulator reboots;
+  private java.time.Duration rebootDowntime = REBOOT_DOWNTIME;
+
+  /** How long rebooting Kairos nodes stay unreachable (tests stretch it to act while a node is down). */
+  synchronized void rebootDowntime(java.time.Duration downtime) {
+    rebootDowntime = downtime;
+    if (reboots != null) {
+      reboots.downtime(downtime);
+    }
+  }
+
+  /**
+   * Makes {@code host} a Kairos node booted from {@code version}'s OS image: active and passive
+   * both hold it (as after an install), the active entry runs, a boot ID, the registry it pulls from
+   * (see sandbox-bin/kairos-agent); reboots are played from now on.
+   */
+  private synchronized void installKairos(SandboxHost host, FakeReleases releases, String version) {
+    Artifact image = releases.osImage(version);
+    Path state = host.root().resolve(".sandbox/kairos");
+    try {
+      Path dir = Files.createDirectories(state.resolve("images").resolve(image.sha256()));
+      Process tar = new ProcessBuilder("tar", "-xf", releases.registryDir().resolve(image.sha256() + ".tar").toString(),
+          "-C", dir.toString()).redirectErrorStream(true).start();
+      String out = new String(tar.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (tar.waitFor() != 0) {
+        throw new IOException("tar: " + out);
+      }
+      writeAtomically(state.resolve("active"), image.sha256() + "\n");
+      writeAtomically(state.resolve("passive"), image.sha256() + "\n");
+      writeAtomically(state.resolve("booted"), "active_boot\n");
+      writeAtomically(state.resolve("default"), "cos\n");
+      writeAtomically(state.resolve("registry"), releases.registryDir() + "\n");
+      Path bootId = Files.createDirectories(host.root().resolve("proc/sys/kernel/random")).resolve("boot_id");
+      writeAtomically(bootId, java.util.UUID.randomUUID() + "\n");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot make " + host.name() + " a Kairos node", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted provisioning " + host.name(), e);
+    }
+    if (reboots == null) {
+      reboots = new RebootSimulator(this::hosts, sandboxBin, rebootDowntime);
+    }
   }
 
   /**
@@ -252,6 +305,9 @@ public final class SandboxHosts implements Closeable {
 
   @Override
   public synchronized void close() {
+    if (reboots != null) {
+      reboots.close();
+    }
     for (SandboxHost host : hosts.values()) {
       host.stop();
     }

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.inplace.workflows.api.Artifact;
 import dev.inplace.workflows.api.ArtifactKind;
+import dev.inplace.workflows.api.ArtifactRules;
+import dev.inplace.workflows.api.HostOs;
 import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.HostProfile;
 import dev.inplace.workflows.api.KubeVersion;
@@ -47,9 +49,17 @@ public final class FakeReleases {
   public static final String K0S_BINARY_NAME = "k0s";
   public static final String K0S_BUNDLE_NAME = "k0s-airgap-bundle";
 
+  /** The OS image artifact of a Kairos release. */
+  public static final String OS_IMAGE_NAME = "os-image";
+  /** The registry host the sandbox's OS image references name (served from {@code registry/}). */
+  public static final String REGISTRY_HOST = "registry.sandbox.local";
+
   private final Path artifactsDir;
   private final FakeReleaseSizes sizes;
   private final Distribution distribution;
+  private final HostOs os;
+  private final Map<String, Artifact> osImages = new java.util.HashMap<>();
+  private final Map<String, Artifact> osArchives = new java.util.HashMap<>();
   // Keyed by the version text; ordered by Kubernetes version order, then text (pre-releases).
   private final Map<String, FakeRelease> releases =
       new TreeMap<>(
@@ -61,9 +71,97 @@ public final class FakeReleases {
   }
 
   public FakeReleases(Path artifactsDir, FakeReleaseSizes sizes, Distribution distribution) {
+    this(artifactsDir, sizes, distribution, HostOs.STANDARD);
+  }
+
+  /**
+   * Releases for hosts of {@code os}: on Kairos each version also gets an OS image (the
+   * distribution's binary in an image root filesystem), served by the sandbox's registry directory.
+   */
+  public FakeReleases(Path artifactsDir, FakeReleaseSizes sizes, Distribution distribution, HostOs os) {
     this.artifactsDir = artifactsDir.toAbsolutePath();
     this.sizes = sizes;
     this.distribution = distribution;
+    this.os = HostOs.orStandard(os);
+  }
+
+  public HostOs os() {
+    return os;
+  }
+
+  /** The directory the sandbox's registry serves OS image archives from, as {@code <sha256>.tar}. */
+  public Path registryDir() {
+    return artifactsDir.resolve("registry");
+  }
+
+  /** The OS image of {@code version} as the host pulls it ({@code oci:...@sha256:...}); Kairos only. */
+  public Artifact osImage(String version) {
+    return requireKairos(osImages, version);
+  }
+
+  /** The OS image of {@code version} as an archive the worker stages (air-gapped sites); Kairos only. */
+  public Artifact osImageArchive(String version) {
+    return requireKairos(osArchives, version);
+  }
+
+  private Artifact requireKairos(Map<String, Artifact> images, String version) {
+    Artifact a = images.get(version);
+    if (a == null) {
+      throw new NoSuchElementException("no Kairos OS image " + version + " (releases for " + os.cliName() + " hosts)");
+    }
+    return a;
+  }
+
+  /**
+   * A Kairos OS image of {@code release}: a tar of a root filesystem holding the release's binaries
+   * in {@code /usr/local/bin} and {@code /etc/kairos-release}, written reproducibly, and copied into
+   * the registry directory under its digest.
+   */
+  private void addOsImage(FakeRelease release) throws IOException {
+    Path dir = artifactsDir.resolve(release.version());
+    Path rootfs = dir.resolve("kairos-rootfs");
+    Files.createDirectories(rootfs.resolve("usr/local/bin"));
+    Files.createDirectories(rootfs.resolve("etc"));
+    for (Artifact binary : release.binaries()) {
+      Path to = rootfs.resolve("usr/local/bin").resolve(binary.name());
+      Files.copy(Path.of(binary.source()), to, StandardCopyOption.REPLACE_EXISTING);
+      Files.setPosixFilePermissions(to, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+    Files.writeString(rootfs.resolve("etc/kairos-release"),
+        "KAIROS_NAME=\"kairos-sandbox\"\nKAIROS_VERSION=\"" + release.version() + "\"\n");
+    Path archive = dir.resolve("kairos-os-image.tar");
+    Process tar = new ProcessBuilder("tar", "--sort=name", "--mtime=@0", "--owner=0", "--group=0", "--numeric-owner",
+        "-cf", archive.toString(), "-C", rootfs.toString(), ".").redirectErrorStream(true).start();
+    String out = new String(tar.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    try {
+      if (tar.waitFor() != 0) {
+        throw new IOException("tar failed: " + out);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted writing " + archive, e);
+    }
+    String sha;
+    try (java.io.InputStream in = Files.newInputStream(archive)) {
+      java.security.MessageDigest digest = java.security.MessageDigest.getInstance("SHA-256");
+      byte[] buf = new byte[65536];
+      for (int n; (n = in.read(buf)) > 0; ) {
+        digest.update(buf, 0, n);
+      }
+      sha = java.util.HexFormat.of().formatHex(digest.digest());
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+    long size = Files.size(archive);
+    Files.createDirectories(registryDir());
+    Files.copy(archive, registryDir().resolve(sha + ".tar"), StandardCopyOption.REPLACE_EXISTING);
+    String repo = "kairos/" + distribution.name().toLowerCase(java.util.Locale.ROOT);
+    String tag = release.version().replace('+', '-');
+    osImages.put(release.version(), new Artifact(OS_IMAGE_NAME, ArtifactKind.OS_IMAGE,
+        "oci:" + REGISTRY_HOST + "/" + repo + ":" + tag + "@sha256:" + sha, sha, size,
+        ArtifactRules.KAIROS_ACTIVE_IMAGE, "0644"));
+    osArchives.put(release.version(), new Artifact(OS_IMAGE_NAME, ArtifactKind.OS_IMAGE, archive.toString(), sha, size,
+        ArtifactRules.KAIROS_ACTIVE_IMAGE, "0644"));
   }
 
   public Distribution distribution() {
@@ -76,6 +174,18 @@ public final class FakeReleases {
 
   /** Generates (or regenerates, identically) the artifacts of {@code version}. */
   public FakeRelease add(String version) {
+    FakeRelease release = addStandard(version);
+    if (os == HostOs.KAIROS) {
+      try {
+        addOsImage(release);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot write the Kairos OS image of " + version, e);
+      }
+    }
+    return release;
+  }
+
+  private FakeRelease addStandard(String version) {
     parse(version);
     if (distribution == Distribution.KUBEADM) {
       return addKubeadm(version);
@@ -226,7 +336,12 @@ public final class FakeReleases {
       entry.put("version", release.version());
       entry.put("distribution", release.distribution().name());
       entry.put("arch", ARCH);
-      entry.put("artifacts", release.artifacts().stream().map(FakeReleases::toJson).toList());
+      if (os == HostOs.KAIROS) {
+        entry.put("os", os.name());
+        entry.put("artifacts", List.of(toJson(osImage(release.version()))));
+      } else {
+        entry.put("artifacts", release.artifacts().stream().map(FakeReleases::toJson).toList());
+      }
       entries.add(entry);
     }
     Path file = artifactsDir.resolve(CATALOGUE_FILE);

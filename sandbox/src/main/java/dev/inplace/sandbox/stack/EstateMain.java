@@ -70,8 +70,12 @@ public final class EstateMain {
       log.warn("SSH faults: drop {}%, hang {}%, seed {}", sshFaults.dropPercent(), sshFaults.hangPercent(), sshFaults.seed());
     }
     for (DemoOptions.Fault fault : options.faults()) {
-      estate.arm(fault.node(), fault.step());
-      log.warn("fault armed: {} will fail at {}", fault.node(), fault.step().cliName());
+      if (fault.kairosFault() != null) {
+        estate.armKairos(fault.node(), fault.kairosFault());
+      } else {
+        estate.arm(fault.node(), fault.step());
+      }
+      log.warn("fault armed: {} will fail at {}", fault.node(), fault.label());
     }
     // What an operator installs before the worker: the CRDs and the release catalogue.
     InplaceCrds.install(estate.management());

@@ -17,7 +17,11 @@ import java.util.Set;
  * {@code swap} (a binary put in place, by {@code path}), {@code restore} (a file put back or removed
  * by the rollback, by {@code path}), {@code restart} (a service restarted, by {@code service}),
  * {@code stop} (k0s stopped before its swap, by {@code service}) and {@code kubeadm-upgrade} (by
- * {@code mode} and {@code version}). A <em>repeat</em> is an act with the same action on the same
+ * {@code mode} and {@code version}); on Kairos hosts {@code os-upgrade} (an OS image written, by {@code
+ * path} and {@code to} digest, with the boot plan's digest as {@code from}), {@code reboot} (by the
+ * {@code from_boot} of the boot plan, with the boot ID it read as {@code observed}) and {@code
+ * boot-select} (the fallback entry selected, by {@code entry}, with the plan's state before and
+ * after as {@code from} and {@code to}). A <em>repeat</em> is an act with the same action on the same
  * target as an earlier act on the same host. A repeat is safe when at least one of these holds:
  *
  * <ol>
@@ -34,7 +38,8 @@ import java.util.Set;
  */
 public final class JournalAudit {
   /** The actions the audit knows; an act with another action is reported as unknown. */
-  public static final Set<String> ACTIONS = Set.of("swap", "restore", "restart", "stop", "kubeadm-upgrade");
+  public static final Set<String> ACTIONS =
+      Set.of("swap", "restore", "restart", "stop", "kubeadm-upgrade", "os-upgrade", "reboot", "boot-select");
 
   /**
    * A repeated destructive action without the observation that made it safe, or a journal the audit
@@ -100,8 +105,10 @@ public final class JournalAudit {
   /** What an act acted on: the same target twice makes a repeat. */
   static String target(JournalEntry e) {
     return switch (e.action()) {
-      case "swap", "restore" -> e.field("path") + " to " + e.field("to");
+      case "swap", "restore", "os-upgrade" -> e.field("path") + " to " + e.field("to");
       case "restart", "stop" -> e.field("service");
+      case "reboot" -> e.field("from_boot");
+      case "boot-select" -> e.field("entry");
       case "kubeadm-upgrade" -> e.field("mode") + "@" + e.field("version");
       default -> "";
     };
@@ -121,7 +128,10 @@ public final class JournalAudit {
 
   private static boolean observedEffectAbsent(JournalEntry e) {
     return switch (e.action()) {
-      case "swap", "restore" -> !e.field("from").isEmpty() && !e.field("from").equals(e.field("to"));
+      case "swap", "restore", "os-upgrade", "boot-select" ->
+          !e.field("from").isEmpty() && !e.field("from").equals(e.field("to"));
+      // Still in the boot the earlier reboot was asked from: that reboot did not happen.
+      case "reboot" -> !e.field("from_boot").isEmpty() && e.field("from_boot").equals(e.field("observed"));
       case "stop" -> e.field("from").equals("running");
       case "kubeadm-upgrade" -> e.field("observed").equals("manifest-behind");
       default -> false;
@@ -131,6 +141,9 @@ public final class JournalAudit {
   private static String reason(String action) {
     return switch (action) {
       case "swap", "restore" -> "applied again although the file was observed already in that state";
+      case "os-upgrade" -> "wrote the OS image again although the boot plan already had it (the fallback is lost)";
+      case "reboot" -> "rebooted again although the host had already rebooted from that boot";
+      case "boot-select" -> "selected the boot entry again without a change of the boot plan";
       case "restart" -> "restarted again after a restart that ended with exit 0, with no swap or restore between";
       case "stop" -> "stopped again without observing it running";
       case "kubeadm-upgrade" -> "ran again after a run that ended with exit 0, without observing the API server manifest behind the target";

@@ -136,7 +136,7 @@ class JournalAuditTest {
   @Test
   void unreadableLinesAndUnknownActionsAreReportedNotDropped() {
     List<JournalAudit.Violation> violations =
-        audit("garbage", line(20, "restart", 1, "act action=reboot"));
+        audit("garbage", line(20, "restart", 1, "act action=reformat"));
     assertEquals(List.of("unreadable", "unknown"), violations.stream().map(JournalAudit.Violation::action).toList());
   }
 
@@ -165,5 +165,17 @@ class JournalAuditTest {
     assertEquals(2, e.attempt());
     assertEquals(JournalEntry.Event.END, e.event());
     assertEquals(7, e.exit().orElseThrow());
+  }
+
+  @Test
+  void aKairosRebootIsSafeToRepeatOnlyWhileTheHostIsStillInTheBootItWasAskedFrom() {
+    String asked = "act action=reboot from_boot=b1 observed=b1";
+    assertEquals(List.of(), audit(line(20, "reboot", 1, "begin"), line(20, "reboot", 1, asked),
+        line(20, "reboot", 1, "end exit=0"), line(21, "reboot", 2, "begin"), line(21, "reboot", 2, asked),
+        line(21, "reboot", 2, "end exit=0")));
+    List<JournalAudit.Violation> twice = audit(line(20, "reboot", 1, "begin"), line(20, "reboot", 1, asked),
+        line(20, "reboot", 1, "end exit=0"), line(21, "reboot", 2, "begin"),
+        line(21, "reboot", 2, "act action=reboot from_boot=b1 observed=b2"), line(21, "reboot", 2, "end exit=0"));
+    assertEquals(List.of("reboot"), twice.stream().map(JournalAudit.Violation::action).toList());
   }
 }

@@ -9,9 +9,24 @@ import io.fabric8.generator.annotation.Pattern;
 public class HostProfileSpec {
   static final String PATH_PATTERN = "^/[A-Za-z0-9._+/@-]*$";
 
+  @Pattern("^(standard|kairos)$")
+  @JsonPropertyDescription("Operating system of the hosts: standard (default: binaries swapped in place) or kairos"
+      + " (immutable A/B: kairos-agent upgrade writes the release's OS image, the host reboots into it, the previous"
+      + " image is the fallback; docs/kairos.md).")
+  private String os;
+
   @Pattern(PATH_PATTERN)
   @JsonPropertyDescription("Directory of the distribution binaries (default /usr/local/bin).")
   private String binDir;
+
+  public String getOs() {
+    return os;
+  }
+
+  public HostProfileSpec setOs(String os) {
+    this.os = os;
+    return this;
+  }
 
   @Pattern(PATH_PATTERN)
   @JsonPropertyDescription("Directory air-gap image archives are imported from (default /var/lib/rancher/k3s/agent/images).")

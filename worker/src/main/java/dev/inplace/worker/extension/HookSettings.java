@@ -3,6 +3,7 @@ package dev.inplace.worker.extension;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.inplace.worker.crd.CatalogueReference;
 import dev.inplace.workflows.api.Distribution;
+import dev.inplace.workflows.api.HostOs;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
@@ -26,6 +27,7 @@ record HookSettings(Map<String, String> values) {
   static final String CATALOGUE_KEY = "catalogueKey";
   static final String DISTRIBUTION = "distribution";
   static final String ARCH = "arch";
+  static final String OS = "os";
   static final String DRAIN_TIMEOUT_SECONDS = "drainTimeoutSeconds";
   static final String SKIP_DRAIN = "skipDrain";
   static final String READY_TIMEOUT_SECONDS = "readyTimeoutSeconds";
@@ -33,7 +35,7 @@ record HookSettings(Map<String, String> values) {
 
   static final List<String> KEYS =
       List.of(SSH_USER, SSH_PORT, SSH_KEY_SECRET, KNOWN_HOSTS_SECRET, JUMP_HOST, CATALOGUE_CONFIG_MAP, CATALOGUE_KEY,
-          DISTRIBUTION, ARCH, DRAIN_TIMEOUT_SECONDS, SKIP_DRAIN, READY_TIMEOUT_SECONDS,
+          DISTRIBUTION, OS, ARCH, DRAIN_TIMEOUT_SECONDS, SKIP_DRAIN, READY_TIMEOUT_SECONDS,
           RETRY_AFTER_SECONDS);
 
   static final String DEFAULT_SSH_KEY_SECRET = "{cluster}-ssh-key";
@@ -99,6 +101,15 @@ record HookSettings(Map<String, String> values) {
       return Optional.of(Distribution.valueOf(text.get().toUpperCase(Locale.ROOT)));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("setting " + DISTRIBUTION + " must be k3s or kubeadm, got '" + text.get() + "'");
+    }
+  }
+
+  /** {@code standard} (default) or {@code kairos}: the hosts' OS profile (docs/kairos.md). */
+  HostOs os() {
+    try {
+      return HostOs.parse(text(OS).orElse(null));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("setting " + e.getMessage());
     }
   }
 

@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.inplace.activities.capi.CapiResources;
 import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.Distribution;
+import dev.inplace.workflows.api.HostOs;
 import dev.inplace.workflows.api.DrainOptions;
 import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.NodeRole;
@@ -216,10 +217,11 @@ final class UpdateMachineHook {
     RunIntake.checkSkew(List.of(new MachineInfo(node.machineName(), nodeName, node.role(), node.address(), null,
         currentKubelet(cluster, nodeName), "")), target);
     String arch = settings.arch();
+    HostOs os = settings.os();
     ReleaseCatalogue.Release release = intake.release(cluster.namespace(), settings.catalogueConfigMap(cluster.name()),
-        settings.catalogueKey(), target, distribution, arch);
+        settings.catalogueKey(), target, distribution, arch, os);
     NodeUpgradeRequest upgrade = new NodeUpgradeRequest(node, distribution, target, release.artifacts(),
-        distribution.defaultProfile(), ssh,
+        distribution.defaultProfile().withOs(os), ssh,
         new DrainOptions(settings.drainTimeoutSeconds(), true, false, PdbBlockedAction.FAIL, settings.skipDrain()),
         settings.readyTimeoutSeconds(), 0, arch)
         // No parent run marks the Machine here: the NodeUpgrade run marks it skip-remediation itself.

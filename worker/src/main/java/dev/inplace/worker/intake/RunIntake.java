@@ -7,6 +7,7 @@ import dev.inplace.workflows.api.Artifact;
 import dev.inplace.workflows.api.ArtifactRules;
 import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.Distribution;
+import dev.inplace.workflows.api.HostOs;
 import dev.inplace.workflows.api.MachineInfo;
 import dev.inplace.workflows.api.ReleaseCatalogue;
 import dev.inplace.workflows.api.SshSettings;
@@ -84,6 +85,13 @@ public final class RunIntake {
   public ReleaseCatalogue.Release release(
       String namespace, String configMap, String key, String version, Distribution distribution, String arch)
       throws IntakeRefusal {
+    return release(namespace, configMap, key, version, distribution, arch, HostOs.STANDARD);
+  }
+
+  /** The release of {@code version} for hosts of {@code os} (Kairos: one OS image); see above. */
+  public ReleaseCatalogue.Release release(
+      String namespace, String configMap, String key, String version, Distribution distribution, String arch,
+      HostOs os) throws IntakeRefusal {
     String what = "ConfigMap " + namespace + "/" + configMap;
     ConfigMap map = read(() -> management.configMaps().inNamespace(namespace).withName(configMap).get(), what);
     if (map == null) {
@@ -103,17 +111,23 @@ public final class RunIntake {
     }
     ReleaseCatalogue.Release release;
     try {
-      release = catalogue.find(version, distribution, arch);
+      release = catalogue.find(version, distribution, arch, os);
     } catch (IllegalArgumentException e) {
       throw new IntakeRefusal(UpgradeFailures.ARTIFACT_UNAVAILABLE, e.getMessage() + " (" + what + ")");
     }
-    checkArtifacts(release.artifacts(), distribution, what);
+    checkArtifacts(release.artifacts(), distribution, os, what);
     return release;
   }
 
   /** The catalogue rules on a release's artifacts; {@code InvalidRequest} naming the first problem. */
   public void checkArtifacts(List<Artifact> list, Distribution distribution, String source) throws IntakeRefusal {
-    Optional<String> problem = ArtifactRules.problem(list, distribution);
+    checkArtifacts(list, distribution, HostOs.STANDARD, source);
+  }
+
+  /** The catalogue rules on a release's artifacts for hosts of {@code os}. */
+  public void checkArtifacts(List<Artifact> list, Distribution distribution, HostOs os, String source)
+      throws IntakeRefusal {
+    Optional<String> problem = ArtifactRules.problem(list, distribution, os);
     for (Artifact a : list) {
       if (problem.isPresent()) {
         break;

@@ -14,6 +14,7 @@ import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.DrainOptions;
 import dev.inplace.workflows.api.FailurePolicy;
+import dev.inplace.workflows.api.HostOs;
 import dev.inplace.workflows.api.HostProfile;
 import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.MachineInfo;
@@ -97,7 +98,7 @@ final class SpecResolver {
     String arch = arch(spec);
     CatalogueReference ref = spec.getReleaseCatalogue();
     ReleaseCatalogue.Release release =
-        intake.release(namespace, ref.getConfigMapName(), ref.key(), target, distribution, arch);
+        intake.release(namespace, ref.getConfigMapName(), ref.key(), target, distribution, arch, os(spec.getHostProfile()));
     NodeUpgradeTemplate template;
     try {
       template =
@@ -206,9 +207,18 @@ final class SpecResolver {
     }
   }
 
+  /** {@code spec.hostProfile.os}: standard unless it says kairos. */
+  private static HostOs os(HostProfileSpec spec) throws SpecRefusal {
+    try {
+      return spec == null ? HostOs.STANDARD : HostOs.parse(spec.getOs());
+    } catch (IllegalArgumentException e) {
+      throw invalid("spec.hostProfile." + e.getMessage());
+    }
+  }
+
   /** The distribution's standard layout (k3s or kubeadm), with the spec's overrides. */
-  private static HostProfile profile(HostProfileSpec spec, Distribution distribution) {
-    HostProfile d = distribution.defaultProfile();
+  private static HostProfile profile(HostProfileSpec spec, Distribution distribution) throws SpecRefusal {
+    HostProfile d = distribution.defaultProfile().withOs(os(spec));
     if (spec == null) {
       return d;
     }
@@ -218,7 +228,8 @@ final class SpecResolver {
         orDefault(spec.getStagingDir(), d.stagingDir()),
         orDefault(spec.getBackupDir(), d.backupDir()),
         orDefault(spec.getServerService(), d.serverService()),
-        orDefault(spec.getAgentService(), d.agentService()));
+        orDefault(spec.getAgentService(), d.agentService()),
+        d.os());
   }
 
   /** A one-node cluster skips the drain: there is nowhere to evict to (the CR's DrainSkipped condition says so). */

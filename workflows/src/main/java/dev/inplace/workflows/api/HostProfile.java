@@ -10,6 +10,8 @@ package dev.inplace.workflows.api;
  * @param backupDir where the previous binaries are kept (A/B)
  * @param serverService service unit of a control-plane node
  * @param agentService service unit of a worker node
+ * @param os the hosts' operating system profile ({@link HostOs#STANDARD} when null: requests
+ *     recorded before the field existed)
  */
 public record HostProfile(
     String binDir,
@@ -17,9 +19,17 @@ public record HostProfile(
     String stagingDir,
     String backupDir,
     String serverService,
-    String agentService) {
+    String agentService,
+    HostOs os) {
+
+  /** A standard (mutable) host. */
+  public HostProfile(
+      String binDir, String imagesDir, String stagingDir, String backupDir, String serverService, String agentService) {
+    this(binDir, imagesDir, stagingDir, backupDir, serverService, agentService, HostOs.STANDARD);
+  }
 
   public HostProfile {
+    os = HostOs.orStandard(os);
     Requests.requireAbsolutePath("binDir", binDir);
     Requests.requireAbsolutePath("imagesDir", imagesDir);
     Requests.requireAbsolutePath("stagingDir", stagingDir);
@@ -69,6 +79,16 @@ public record HostProfile(
         "/var/lib/inplace/backup",
         "k0scontroller",
         "k0sworker");
+  }
+
+  /** The same layout on hosts of {@code hostOs}. */
+  public HostProfile withOs(HostOs hostOs) {
+    return new HostProfile(binDir, imagesDir, stagingDir, backupDir, serverService, agentService, hostOs);
+  }
+
+  /** Whether the hosts are Kairos (A/B OS images) rather than standard. */
+  public boolean kairos() {
+    return os == HostOs.KAIROS;
   }
 
   public String serviceFor(NodeRole role) {

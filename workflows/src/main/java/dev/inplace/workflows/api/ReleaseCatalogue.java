@@ -16,8 +16,14 @@ import java.util.stream.Collectors;
 public record ReleaseCatalogue(List<Release> releases) {
 
   /** One version of one distribution for one architecture. */
-  public record Release(String version, Distribution distribution, String arch, List<Artifact> artifacts) {
+  public record Release(String version, Distribution distribution, String arch, List<Artifact> artifacts, HostOs os) {
+    /** A release for standard hosts. */
+    public Release(String version, Distribution distribution, String arch, List<Artifact> artifacts) {
+      this(version, distribution, arch, artifacts, HostOs.STANDARD);
+    }
+
     public Release {
+      os = HostOs.orStandard(os);
       KubeVersion.parse(version);
       if (distribution == null) {
         throw new IllegalArgumentException("release " + version + ": distribution is required");
@@ -46,17 +52,30 @@ public record ReleaseCatalogue(List<Release> releases) {
     }
   }
 
-  /** The release for a version, distribution and architecture, or a clear error listing what exists. */
+  /** The release for standard hosts of a version, distribution and architecture. */
   public Release find(String version, Distribution distribution, String arch) {
+    return find(version, distribution, arch, HostOs.STANDARD);
+  }
+
+  /**
+   * The release for a version, distribution, architecture and host OS ({@code "os":"KAIROS"} in the
+   * catalogue, absent for standard hosts), or a clear error listing what exists.
+   */
+  public Release find(String version, Distribution distribution, String arch, HostOs os) {
+    HostOs wanted = HostOs.orStandard(os);
     return releases.stream()
-        .filter(r -> r.version().equals(version) && r.distribution() == distribution && r.arch().equals(arch))
+        .filter(r -> r.version().equals(version) && r.distribution() == distribution && r.arch().equals(arch)
+            && r.os() == wanted)
         .findFirst()
         .orElseThrow(
             () ->
                 new IllegalArgumentException(
-                    "no " + distribution + " " + arch + " release " + version + " in the catalogue; it has: "
+                    "no " + distribution + " " + arch + " release " + version
+                        + (wanted == HostOs.STANDARD ? "" : " for " + wanted.cliName() + " hosts")
+                        + " in the catalogue; it has: "
                         + releases.stream()
-                            .map(r -> r.distribution() + " " + r.arch() + " " + r.version())
+                            .map(r -> r.distribution() + " " + r.arch() + " " + r.version()
+                                + (r.os() == HostOs.STANDARD ? "" : " (" + r.os().cliName() + ")"))
                             .collect(Collectors.joining(", "))));
   }
 }

@@ -43,6 +43,10 @@ public final class UpgradeFailures {
   public static final String ETCD_SNAPSHOT_FAILED = "EtcdSnapshotFailed";
   /** {@code kubeadm upgrade apply|node} failed; kubeadm rolls back a static pod that does not come up. */
   public static final String KUBEADM_UPGRADE_FAILED = "KubeadmUpgradeFailed";
+  /** A Kairos host came up in another boot entry than the one planned (boot assessment fell back). */
+  public static final String OS_IMAGE_DID_NOT_BOOT = "OsImageDidNotBoot";
+  /** A host rebooted by the upgrade did not answer SSH again (with its pinned key) in time. */
+  public static final String HOST_DID_NOT_RETURN = "HostDidNotReturn";
   /** The control plane did not become healthy (Ready at version, /readyz, etcd voters) in time. */
   public static final String CONTROL_PLANE_UNHEALTHY = "ControlPlaneUnhealthy";
   /** A parent run found a node failed and stopped starting new ones (failure policy Halt). */
@@ -82,6 +86,8 @@ public final class UpgradeFailures {
           ROLLBACK_FAILED,
           ETCD_SNAPSHOT_FAILED,
           KUBEADM_UPGRADE_FAILED,
+          OS_IMAGE_DID_NOT_BOOT,
+          HOST_DID_NOT_RETURN,
           CONTROL_PLANE_UNHEALTHY,
           NODE_UPGRADE_FAILED);
 

@@ -110,7 +110,8 @@ final class NodePreflight {
    * distribution's layout), checked again here because a run started by hand skips the intake.
    */
   static Optional<ApplicationFailure> catalogueRefusal(NodeUpgradeRequest request) {
-    return ArtifactRules.problem(request.artifacts(), request.distribution())
+    return ArtifactRules.problem(request.artifacts(), request.distribution(),
+            request.profile() == null ? null : request.profile().os())
         .flatMap(why -> refuse(UpgradeFailures.INVALID_REQUEST, "refusing the release of " + request.targetVersion()
             + " for " + request.node().nodeName() + ": " + why));
   }

@@ -1,0 +1,68 @@
+#!/bin/bash
+# inplace-step: restart
+set -eu
+root="${INPLACE_HOST_ROOT:-}"
+journal_script='reboot'
+# Journal (ground truth for audits, see docs/reliability.md): one line when this script begins, one
+# when it ends (its exit status, or the signal that stopped it) and one before each destructive
+# action, appended to $root/var/log/inplace/journal. Each line is one O_APPEND write, so concurrent
+# scripts never interleave; a journal that cannot be written never fails the script and nothing goes
+# to stdout. The worker sets INPLACE_JOURNAL_WORKFLOW, _RUN and _ATTEMPT in front of the script.
+journal_file="$root/var/log/inplace/journal"
+journal() {
+  {
+    [ -d "${journal_file%/*}" ] || mkdir -p "${journal_file%/*}"
+    printf '%s\n' "ts=${EPOCHREALTIME:-$(date +%s)} pid=$$ script=$journal_script wf=${INPLACE_JOURNAL_WORKFLOW:-none} run=${INPLACE_JOURNAL_RUN:-none} attempt=${INPLACE_JOURNAL_ATTEMPT:-0} event=$*" >> "$journal_file"
+  } 2>/dev/null || true
+}
+# A signal ends the script as before (it is raised again) once its end line is written.
+journal_signal() {
+  trap - EXIT "$1"
+  journal "end signal=$1"
+  kill -s "$1" $$
+}
+trap 'journal "end exit=$?"' EXIT
+trap 'journal_signal HUP' HUP
+trap 'journal_signal INT' INT
+trap 'journal_signal TERM' TERM
+trap 'journal_signal PIPE' PIPE
+journal begin
+# Reboots the host for its boot plan, once: a host whose boot ID is no longer the one the plan was
+# made in has rebooted already (a retried step, or a worker that crashed meanwhile) and is left alone.
+# The reboot is detached and delayed so this report reaches the worker before the session drops.
+
+from_boot='0d039588-9b3c-4280-bcf8-33ebb80df53a'
+
+# The boot plan of a Kairos host: which image the next boot must come up in, from which boot, and
+# how far it got (installing, pending, done, fell_back). Kept on the persistent /var/lib so a
+# retried or resumed step reads what an earlier attempt did (docs/kairos.md).
+kairos_dir="$root/var/lib/inplace/kairos"
+plan_file="$kairos_dir/boot-plan"
+boot_id() {
+  tr -d '[:space:]' < "$root/proc/sys/kernel/random/boot_id"
+}
+plan_get() { # key
+  if [ -f "$plan_file" ]; then
+    awk -v k="$1" 'index($0, k "=") == 1 { print substr($0, length(k) + 2); exit }' "$plan_file"
+  fi
+}
+plan_write() { # sha256 entry status from_boot
+  mkdir -p "$kairos_dir"
+  printf 'sha256=%s\nentry=%s\nstatus=%s\nfrom_boot=%s\n' "$1" "$2" "$3" "$4" > "$plan_file.tmp"
+  mv -f "$plan_file.tmp" "$plan_file"
+}
+booted_entry() {
+  kairos-agent state get boot 2>/dev/null | tr -d '[:space:]"'
+}
+
+if [ "$(plan_get status)" != pending ] || [ "$(plan_get from_boot)" != "$from_boot" ]; then
+  echo "no reboot is planned from boot $from_boot (plan: $(plan_get status) from $(plan_get from_boot))" >&2
+  exit 1
+fi
+if [ "$(boot_id)" != "$from_boot" ]; then
+  echo "already_rebooted=true"
+  exit 0
+fi
+journal "act action=reboot from_boot=$from_boot observed=$(boot_id)"
+setsid nohup sh -c 'sleep 1; exec reboot' >/dev/null 2>&1 < /dev/null &
+echo "rebooting=true"

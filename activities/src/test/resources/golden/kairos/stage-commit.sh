@@ -1,0 +1,63 @@
+#!/bin/bash
+# inplace-step: stage
+set -eu
+root="${INPLACE_HOST_ROOT:-}"
+journal_script='stage-commit'
+# Journal (ground truth for audits, see docs/reliability.md): one line when this script begins, one
+# when it ends (its exit status, or the signal that stopped it) and one before each destructive
+# action, appended to $root/var/log/inplace/journal. Each line is one O_APPEND write, so concurrent
+# scripts never interleave; a journal that cannot be written never fails the script and nothing goes
+# to stdout. The worker sets INPLACE_JOURNAL_WORKFLOW, _RUN and _ATTEMPT in front of the script.
+journal_file="$root/var/log/inplace/journal"
+journal() {
+  {
+    [ -d "${journal_file%/*}" ] || mkdir -p "${journal_file%/*}"
+    printf '%s\n' "ts=${EPOCHREALTIME:-$(date +%s)} pid=$$ script=$journal_script wf=${INPLACE_JOURNAL_WORKFLOW:-none} run=${INPLACE_JOURNAL_RUN:-none} attempt=${INPLACE_JOURNAL_ATTEMPT:-0} event=$*" >> "$journal_file"
+  } 2>/dev/null || true
+}
+# A signal ends the script as before (it is raised again) once its end line is written.
+journal_signal() {
+  trap - EXIT "$1"
+  journal "end signal=$1"
+  kill -s "$1" $$
+}
+trap 'journal "end exit=$?"' EXIT
+trap 'journal_signal HUP' HUP
+trap 'journal_signal INT' INT
+trap 'journal_signal TERM' TERM
+trap 'journal_signal PIPE' PIPE
+journal begin
+# Checks an uploaded .part file against its digest and renames it to its staged name.
+
+staging_dir='/var/lib/inplace/staging'
+
+sha256_of() {
+  local sum
+  sum="$(sha256sum "$1")"
+  echo "${sum%% *}"
+}
+
+# name staged_file_name sha256
+commit_artifact() {
+  local part="$root$staging_dir/.$2.part"
+  local staged="$root$staging_dir/$2"
+  if [ -f "$staged" ] && [ "$(sha256_of "$staged")" = "$3" ]; then
+    rm -f "$part"
+    echo "committed=$1"
+    return 0
+  fi
+  if [ ! -f "$part" ]; then
+    echo "artifact $1: uploaded file $staging_dir/.$2.part is missing" >&2
+    exit 1
+  fi
+  local actual
+  actual="$(sha256_of "$part")"
+  if [ "$actual" != "$3" ]; then
+    rm -f "$part"
+    echo "artifact $1: uploaded file has sha256 $actual, expected $3" >&2
+    exit 1
+  fi
+  mv -f "$part" "$staged"
+  echo "committed=$1"
+}
+commit_artifact 'os-image' 'os-image.5555555555555555555555555555555555555555555555555555555555555555' '5555555555555555555555555555555555555555555555555555555555555555'

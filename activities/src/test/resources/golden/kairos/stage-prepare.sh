@@ -1,0 +1,68 @@
+#!/bin/bash
+# inplace-step: stage
+set -eu
+root="${INPLACE_HOST_ROOT:-}"
+journal_script='stage-prepare'
+# Journal (ground truth for audits, see docs/reliability.md): one line when this script begins, one
+# when it ends (its exit status, or the signal that stopped it) and one before each destructive
+# action, appended to $root/var/log/inplace/journal. Each line is one O_APPEND write, so concurrent
+# scripts never interleave; a journal that cannot be written never fails the script and nothing goes
+# to stdout. The worker sets INPLACE_JOURNAL_WORKFLOW, _RUN and _ATTEMPT in front of the script.
+journal_file="$root/var/log/inplace/journal"
+journal() {
+  {
+    [ -d "${journal_file%/*}" ] || mkdir -p "${journal_file%/*}"
+    printf '%s\n' "ts=${EPOCHREALTIME:-$(date +%s)} pid=$$ script=$journal_script wf=${INPLACE_JOURNAL_WORKFLOW:-none} run=${INPLACE_JOURNAL_RUN:-none} attempt=${INPLACE_JOURNAL_ATTEMPT:-0} event=$*" >> "$journal_file"
+  } 2>/dev/null || true
+}
+# A signal ends the script as before (it is raised again) once its end line is written.
+journal_signal() {
+  trap - EXIT "$1"
+  journal "end signal=$1"
+  kill -s "$1" $$
+}
+trap 'journal "end exit=$?"' EXIT
+trap 'journal_signal HUP' HUP
+trap 'journal_signal INT' INT
+trap 'journal_signal TERM' TERM
+trap 'journal_signal PIPE' PIPE
+journal begin
+# Creates the staging dir and reports which artifacts need no upload: already staged or already
+# installed with the right digest. A staged file with a wrong digest is removed. For the others, a
+# partial upload left by an interrupted attempt is reported with its size and digest, so the worker
+# can resume it once its own copy's prefix has the same digest.
+
+staging_dir='/var/lib/inplace/staging'
+
+sha256_of() {
+  local sum
+  sum="$(sha256sum "$1")"
+  echo "${sum%% *}"
+}
+
+mkdir -p "$root$staging_dir"
+# The upload runs over SFTP as the login user, who must be able to write here.
+if [ -n "${SUDO_USER:-}" ]; then
+  chown "$SUDO_USER" "$root$staging_dir"
+fi
+
+# name staged_file_name sha256 install_path
+check_artifact() {
+  local staged="$root$staging_dir/$2"
+  if [ -f "$staged" ]; then
+    if [ "$(sha256_of "$staged")" = "$3" ]; then
+      echo "staged=$1"
+      return 0
+    fi
+    rm -f "$staged"
+  fi
+  if [ -f "$root$4" ] && [ "$(sha256_of "$root$4")" = "$3" ]; then
+    echo "installed=$1"
+    return 0
+  fi
+  local part="$root$staging_dir/.$2.part"
+  if [ -f "$part" ]; then
+    echo "partial=$1 $(stat -c %s "$part") $(sha256_of "$part")"
+  fi
+}
+check_artifact 'os-image' 'os-image.5555555555555555555555555555555555555555555555555555555555555555' '5555555555555555555555555555555555555555555555555555555555555555' '/run/initramfs/cos-state/cOS/active.img'
