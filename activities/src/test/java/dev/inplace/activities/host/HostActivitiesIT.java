@@ -397,6 +397,34 @@ class HostActivitiesIT {
   }
 
   @Test
+  void aHostStepHeartbeatsWhileItsScriptRunsSoADeadWorkersStepIsRetriedWithinSeconds() throws Exception {
+    // Regression (chaos campaign): host steps did not heartbeat, so a worker killed mid-step left the
+    // step to its 3-minute start-to-close timeout. Now they beat from a side thread while the script
+    // runs; a 2 s heartbeat timeout outlives a script running (hung here) for 7 s.
+    Files.createDirectories(node.path("/run/systemd"));
+    Files.createFile(node.path("/run/systemd/k3s.hang-restart"));
+    List<String> beats = new CopyOnWriteArrayList<>();
+    temporal.setActivityHeartbeatListener(String.class, beats::add);
+    HostActivities beating =
+        temporal.newActivityStub(
+            HostActivities.class,
+            ActivityOptions.newBuilder()
+                .setStartToCloseTimeout(Duration.ofSeconds(12))
+                .setHeartbeatTimeout(Duration.ofSeconds(2))
+                .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+                .build());
+
+    assertFailure(
+        UpgradeFailures.SERVICE_RESTART_FAILED,
+        () -> beating.restartService(new ServiceRequest(host, "k3s")));
+
+    assertTrue(beats.size() >= 2, "heartbeats while the script ran: " + beats);
+    int after = beats.size();
+    Thread.sleep(2500);
+    assertEquals(after, beats.size(), "no heartbeat once the step ended: " + beats);
+  }
+
+  @Test
   void nonRootUserRunsEveryStepUnderSudo() throws Exception {
     HostAccess deploy = node.access("deploy");
 
