@@ -1,6 +1,7 @@
 package dev.inplace.activities.host;
 
 import dev.inplace.activities.artifacts.ArtifactCache;
+import dev.inplace.activities.support.StepHeartbeat;
 import dev.inplace.activities.ssh.HostConnection;
 import dev.inplace.activities.ssh.ScriptDeadline;
 import dev.inplace.activities.ssh.ScriptOutput;

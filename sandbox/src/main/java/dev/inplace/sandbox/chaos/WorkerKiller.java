@@ -83,8 +83,12 @@ final class WorkerKiller implements Runnable {
         double dice = random.nextDouble();
         Restart restart = stack.workers() > 1 && dice < 0.15 ? Restart.ALL_DOWN
             : dice < 0.6 ? Restart.AT_ONCE : Restart.DELAYED;
-        boolean aim = random.nextDouble() < 0.7;
-        Optional<ActivityWatch.InFlight> aimed = aim ? awaitActivity(8_000) : Optional.empty();
+        boolean aim = random.nextDouble() < 0.8;
+        // Most kills wait for the restarted workers to poll again, so they hit work, not a booting JVM.
+        if (random.nextDouble() < 0.85) {
+          awaitLiveWorkersReady();
+        }
+        Optional<ActivityWatch.InFlight> aimed = aim ? awaitActivity(20_000) : Optional.empty();
         if (stopped) {
           return;
         }
@@ -170,6 +174,19 @@ final class WorkerKiller implements Runnable {
     awaitingRestart.remove(worker);
     if (stack.pid(StackLayout.worker(worker)).isEmpty()) {
       stack.startWorker(worker);
+    }
+  }
+
+  /** Waits until every live worker polls its task queue (a worker that dies meanwhile is skipped). */
+  private void awaitLiveWorkersReady() {
+    for (int i = 1; i <= stack.workers() && !stopped; i++) {
+      if (live(i)) {
+        try {
+          stack.awaitWorker(i);
+        } catch (LocalStack.StackException e) {
+          say.accept(StackLayout.worker(i) + " not ready: " + e.getMessage().lines().findFirst().orElse(""));
+        }
+      }
     }
   }
 

@@ -80,11 +80,16 @@ public final class ActivityOptionsCatalog {
         .build();
   }
 
-  /** Short Kubernetes calls: inspect, cordon, uncordon, CAPI patches. */
+  /**
+   * Short Kubernetes calls: inspect, cordon, uncordon, CAPI patches. The worker heartbeats them
+   * while they run (its ShortCallHeartbeatInterceptor), so a dead worker's call is retried within
+   * the heartbeat timeout rather than after the minute.
+   */
   public static ActivityOptions kubeCall() {
     return ActivityOptions.newBuilder()
         .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
         .setStartToCloseTimeout(Duration.ofSeconds(60))
+        .setHeartbeatTimeout(HOST_STEP_HEARTBEAT_TIMEOUT)
         .setRetryOptions(retries(8, Duration.ofSeconds(1)))
         .build();
   }

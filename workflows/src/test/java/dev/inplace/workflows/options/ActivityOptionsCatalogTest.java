@@ -23,7 +23,8 @@ class ActivityOptionsCatalogTest {
         "distributionUpgrade", ActivityOptionsCatalog.distributionUpgrade(),
         "artifactFetch", ActivityOptionsCatalog.artifactFetch(),
         "drain", ActivityOptionsCatalog.drain(20),
-        "awaitNode", ActivityOptionsCatalog.awaitNode(20));
+        "awaitNode", ActivityOptionsCatalog.awaitNode(20),
+        "kubeCall", ActivityOptionsCatalog.kubeCall());
     steps.forEach((name, options) -> {
       Duration heartbeat = options.getHeartbeatTimeout();
       assertNotNull(heartbeat, name + " has no heartbeat timeout");

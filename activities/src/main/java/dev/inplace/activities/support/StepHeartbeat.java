@@ -1,4 +1,4 @@
-package dev.inplace.activities.host;
+package dev.inplace.activities.support;
 
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.client.ActivityCompletionException;
@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * are the step's resume point ({@code details}), so a beat never overwrites a checkpoint with less.
  * The SDK throttles what reaches the server, so beating often costs nothing.
  */
-final class StepHeartbeat implements AutoCloseable {
+public final class StepHeartbeat implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(StepHeartbeat.class);
 
   private final ScheduledExecutorService beats;
@@ -27,7 +27,7 @@ final class StepHeartbeat implements AutoCloseable {
   }
 
   /** Starts beating {@code details} every {@code interval} on {@code context} until closed. */
-  static StepHeartbeat start(ActivityExecutionContext context, Duration interval, Supplier<?> details) {
+  public static StepHeartbeat start(ActivityExecutionContext context, Duration interval, Supplier<?> details) {
     ScheduledExecutorService beats = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "step-heartbeat");
       t.setDaemon(true);
@@ -50,7 +50,7 @@ final class StepHeartbeat implements AutoCloseable {
   }
 
   /** A heartbeat that does nothing (outside an activity, as in unit tests of the scripts). */
-  static StepHeartbeat none() {
+  public static StepHeartbeat none() {
     return new StepHeartbeat(null);
   }
 
