@@ -8,6 +8,11 @@ service={{service}}
 checks={{active_checks}}
 interval={{check_interval_seconds}}
 
-journal "act action=restart service=$service"
-systemctl restart "$service"
+# inplace-include: restart-state
+if restart_is_pending "$service" || ! systemctl is-active "$service" >/dev/null 2>&1; then
+  journal "act action=restart service=$service"
+  systemctl restart "$service"
+else
+  echo "already_restarted=true"
+fi
 # inplace-include: wait-active

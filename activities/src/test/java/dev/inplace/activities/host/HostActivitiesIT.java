@@ -355,6 +355,27 @@ class HostActivitiesIT {
   }
 
   @Test
+  void aRestartRetriedAfterItsAnswerWasLostDoesNotRestartTheServiceAgain() throws Exception {
+    // Regression (chaos campaign): a restart that completed but whose answer was lost (connection
+    // dropped before the exit status, worker killed) was retried and restarted the service again
+    // with nothing swapped since. The restart now observes first: only a swap or restore since the
+    // last completed restart (or no restart by inplace yet) makes it act.
+    ServiceRequest restart = new ServiceRequest(host, "k3s");
+    activities.restartService(restart);
+    ServiceResult again = activities.restartService(restart);
+
+    assertEquals(new ServiceResult("k3s", true), again);
+    assertEquals(1, Files.readAllLines(node.path("/run/systemd/k3s.restarts")).size(), "restarted once");
+
+    stub().stageArtifacts(stageRequest());
+    activities.installArtifacts(new InstallRequest(host, PROFILE, List.of(k3s, images)));
+    activities.restartService(restart);
+    activities.restartService(restart);
+
+    assertEquals(2, Files.readAllLines(node.path("/run/systemd/k3s.restarts")).size(), "restarted once after the swap");
+  }
+
+  @Test
   void restartFailureIsServiceRestartFailed() throws Exception {
     Files.createDirectories(node.path("/run/systemd"));
     Files.createFile(node.path("/run/systemd/k3s-agent.fail-restart"));

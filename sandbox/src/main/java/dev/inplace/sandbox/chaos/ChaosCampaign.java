@@ -16,7 +16,12 @@ import dev.inplace.workflows.api.NodeRole;
 import dev.inplace.workflows.api.WorkflowIds;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
+import dev.inplace.workflows.api.ReleaseCatalogue;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.util.HashSet;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -100,7 +105,22 @@ public final class ChaosCampaign {
 
   /** The estate's options: the demo's, and the SSH faults with the campaign's seed. */
   private List<String> estateArgs() {
-    return new ArrayList<>(DemoOptions.estateArgs(options.demoArgs()));
+    List<String> args = new ArrayList<>(DemoOptions.estateArgs(options.demoArgs()));
+    args.addAll(List.of("--ssh-drop", Integer.toString(options.sshDropPercent()),
+        "--ssh-hang", Integer.toString(options.sshHangPercent()), "--ssh-seed", Long.toString(options.seed())));
+    return args;
+  }
+
+  /** Every sha256 the release catalogue lists: the only binaries that may ever start on a host. */
+  private static Set<String> catalogueDigests(RemoteEstate estate) {
+    try {
+      ReleaseCatalogue catalogue = ReleaseCatalogue.parse(Files.readString(estate.catalogue()), estate.catalogue().toString());
+      Set<String> digests = new HashSet<>();
+      catalogue.releases().forEach(r -> r.artifacts().forEach(a -> digests.add(a.sha256())));
+      return digests;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the release catalogue " + estate.catalogue(), e);
+    }
   }
 
   /** Waits for the operator to see both resources terminal; follows the parents' run IDs meanwhile. */
@@ -156,6 +176,7 @@ public final class ChaosCampaign {
     check.nodes();
     check.capiObjects(controlPlaneFails);
     check.runs(watch);
+    check.report(estate.report(), catalogueDigests(estate), controlPlaneFails);
     List<UpgradeStatus> statuses = statuses(estate.management());
     List<String> names = List.of("ControlPlaneUpgrade " + DemoResources.CONTROL_PLANE, "WorkersUpgrade " + DemoResources.WORKERS);
     for (int i = 0; i < statuses.size(); i++) {
@@ -180,8 +201,9 @@ public final class ChaosCampaign {
       byRestart.merge(k.restart().name().toLowerCase(), 1, Integer::sum);
     }
     double wall = Math.round((System.nanoTime() - startNanos) / 1e8) / 10.0;
-    ChaosSummary summary = new ChaosSummary(options.seed(), options.nodes(), kills.size(), mid, 0, 0,
-        check.upgraded, check.rolledBack, check.leftCordoned, check.marksLeft, 0, 0, check.stuckRuns, wall,
+    ChaosSummary summary = new ChaosSummary(options.seed(), options.nodes(), kills.size(), mid, check.sshDropped,
+        check.sshHung, check.upgraded, check.rolledBack, check.leftCordoned, check.marksLeft, check.duplicateDestructive,
+        check.wrongDigestStarts, check.stuckRuns, wall,
         options.kills(), check.maxHistoryEvents, byActivity, byRestart, check.violations());
     say("%s: %d kills (%d mid-activity), %d upgraded, %d rolled back, in %.1f s; seed %d",
         summary.passed() ? "every invariant held" : summary.violations().size() + " invariant(s) broken",

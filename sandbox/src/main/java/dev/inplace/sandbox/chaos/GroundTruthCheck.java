@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inplace.activities.capi.CapiResources;
 import dev.inplace.sandbox.estate.Estate;
+import dev.inplace.sandbox.hosts.BinaryStart;
+import dev.inplace.sandbox.truth.EstateReport;
+import dev.inplace.sandbox.truth.JournalAudit;
 import dev.inplace.sandbox.stack.RemoteEstate;
 import dev.inplace.workflows.api.ClusterApiActivities;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -38,6 +41,10 @@ final class GroundTruthCheck {
   int leftCordoned;
   int marksLeft;
   int stuckRuns;
+  int duplicateDestructive;
+  int wrongDigestStarts;
+  long sshDropped;
+  long sshHung;
   int maxHistoryEvents;
 
   GroundTruthCheck(RemoteEstate estate, String from, String to, Set<String> failing) {
@@ -132,6 +139,39 @@ final class GroundTruthCheck {
    */
   private static boolean marked(Map<String, String> annotations, String key) {
     return annotations != null && annotations.get(key) != null;
+  }
+
+  /**
+   * The estate's report: journals audited for repeated destructive actions, binary starts against
+   * the catalogue's digests, the SSH fault counters, and the Machines' marks and the control-plane
+   * object's pause as the estate reads them.
+   */
+  void report(EstateReport report, Set<String> catalogueDigests, boolean controlPlaneFails) {
+    for (JournalAudit.Violation v : JournalAudit.audit(report.journals())) {
+      duplicateDestructive++;
+      violation("host " + v.host() + ": " + v.action() + " " + v.target() + " repeated (journal lines " + v.earlier()
+          + " and " + v.repeat() + "): " + v.reason());
+    }
+    for (EstateReport.NodeReport node : report.nodes()) {
+      for (BinaryStart start : node.binaryStarts()) {
+        if (!catalogueDigests.contains(start.sha256())) {
+          wrongDigestStarts++;
+          violation("host " + node.name() + " started " + start.binary() + " with sha256 " + start.sha256()
+              + " (restart " + start.restart() + "), not a digest of the release catalogue");
+        }
+      }
+    }
+    for (EstateReport.ClusterReport cluster : report.clusters()) {
+      if (cluster.controlPlanePaused() && !controlPlaneFails) {
+        marksLeft++;
+        violation(cluster.controlPlaneKind() + " " + cluster.controlPlaneName() + " left paused (by "
+            + cluster.pausedBy() + ")");
+      }
+    }
+    if (report.ssh() != null) {
+      sshDropped = report.ssh().sshDropped();
+      sshHung = report.ssh().sshHung();
+    }
   }
 
   /** Every run closed, none with a history over {@link #MAX_HISTORY_EVENTS} events. */

@@ -41,6 +41,7 @@ final class WorkerKiller implements Runnable {
   private final Consumer<String> say;
   private final List<Kill> kills = new CopyOnWriteArrayList<>();
   private final Set<Integer> awaitingRestart = new HashSet<>();
+  private final java.util.Map<String, Integer> aimedAt = new java.util.concurrent.ConcurrentHashMap<>();
   private final ScheduledExecutorService restarts = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "chaos-restarts");
     t.setDaemon(true);
@@ -161,6 +162,9 @@ final class WorkerKiller implements Runnable {
     if (hit == null) {
       hit = watch.started().stream().filter(a -> a.workerPid() == pid).findFirst().orElse(null);
     }
+    if (hit != null) {
+      aimedAt.merge(hit.workflowId() + "/" + hit.activity(), 1, Integer::sum);
+    }
     Kill kill = new Kill(worker, pid, at, restart, hit, hit != null);
     kills.add(kill);
     say.accept(String.format("kill %d/%d: SIGKILL %s (pid %d)%s, restart %s", kills.size(), target,
@@ -193,7 +197,12 @@ final class WorkerKiller implements Runnable {
   private Optional<ActivityWatch.InFlight> awaitActivity(long millis) throws InterruptedException {
     long deadline = System.currentTimeMillis() + millis;
     while (!stopped && System.currentTimeMillis() < deadline) {
-      List<ActivityWatch.InFlight> candidates = watch.started().stream().filter(a -> workerOf(a.workerPid()) > 0).toList();
+      // At most two aimed kills per activity of a run: kills land at random instants, they do not
+      // hunt one activity until its retry policy gives up (docs/reliability.md).
+      List<ActivityWatch.InFlight> candidates = watch.started().stream()
+          .filter(a -> workerOf(a.workerPid()) > 0)
+          .filter(a -> aimedAt.getOrDefault(a.workflowId() + "/" + a.activity(), 0) < 2)
+          .toList();
       if (!candidates.isEmpty()) {
         return Optional.of(candidates.get(random.nextInt(candidates.size())));
       }
