@@ -174,7 +174,7 @@ public final class ChaosCampaign {
       check.violation("the runs did not end within the deadline of " + options.deadlineSeconds() + " s");
     }
     check.nodes();
-    check.capiObjects(controlPlaneFails);
+    check.capiObjects();
     check.runs(watch);
     check.report(estate.report(), catalogueDigests(estate), controlPlaneFails);
     List<UpgradeStatus> statuses = statuses(estate.management());

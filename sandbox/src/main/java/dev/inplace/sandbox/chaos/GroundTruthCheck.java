@@ -94,11 +94,10 @@ final class GroundTruthCheck {
   }
 
   /**
-   * Every Machine records its node's version and carries no skip-remediation mark; the control-plane
-   * object is unpaused (a run that leaves mixed control-plane versions keeps it paused, by design: only
-   * accepted when a control-plane node was made to fail).
+   * Every Machine records its node's version and carries no skip-remediation mark (the control-plane
+   * object's pause is read from the estate report, {@link #report}).
    */
-  void capiObjects(boolean controlPlaneFails) {
+  void capiObjects() {
     KubernetesClient management = estate.management();
     for (Estate.EstateNode node : estate.nodes()) {
       GenericKubernetesResource machine = management.genericKubernetesResources(CapiResources.MACHINE)
@@ -116,19 +115,6 @@ final class GroundTruthCheck {
       if (marked(annotations, ClusterApiActivities.SKIP_REMEDIATION_ANNOTATION)) {
         marksLeft++;
         violation("Machine " + node.machine() + " left with " + ClusterApiActivities.SKIP_REMEDIATION_ANNOTATION);
-      }
-    }
-    for (var type : CapiResources.CONTROL_PLANES) {
-      for (GenericKubernetesResource cp : management.genericKubernetesResources(type).inNamespace(Estate.NAMESPACE).list().getItems()) {
-        Map<String, String> annotations = cp.getMetadata().getAnnotations();
-        if (marked(annotations, ClusterApiActivities.PAUSED_ANNOTATION)) {
-          if (controlPlaneFails) {
-            continue; // paused for mixed versions: the documented reason (docs/reliability.md)
-          }
-          marksLeft++;
-          violation(cp.getKind() + " " + cp.getMetadata().getName() + " left paused (by "
-              + annotations.get(ClusterApiActivities.PAUSED_BY_ANNOTATION) + ")");
-        }
       }
     }
   }
