@@ -9,6 +9,7 @@ root="${INPLACE_HOST_ROOT:-}"
 backup_dir={{backup_dir}}
 
 # inplace-include: sha256
+# inplace-include: restart-state
 
 failed=0
 
@@ -17,6 +18,7 @@ restore_file() {
   local target="$root$1"
   if [ "$2" = "absent" ]; then
     if [ -e "$target" ]; then
+      mark_restart_pending
       journal "act action=restore path=$1 from=present to=absent"
       rm -f "$target"
       echo "removed=$1"
@@ -44,6 +46,7 @@ restore_file() {
   mkdir -p "$dir"
   local tmp="$dir/.$(basename "$target").inplace-tmp"
   cp -p "$prev" "$tmp"
+  mark_restart_pending
   journal "act action=restore path=$1 from=$current to=$2"
   mv -f "$tmp" "$target"
   echo "restored=$1"

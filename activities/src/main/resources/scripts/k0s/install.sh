@@ -23,4 +23,5 @@ fi
 
 # inplace-include: sha256
 
+# inplace-include: restart-state
 # inplace-include: install-artifacts

@@ -20,9 +20,14 @@ if [ ! -x "$k0s" ]; then
   exit 1
 fi
 # k0s's own output goes to stderr: stdout carries only the key=value report.
-journal "act action=restart service=$service"
-if "$k0s" status >/dev/null 2>&1; then
-  "$k0s" stop >&2
+# inplace-include: restart-state
+if restart_is_pending "$service" || ! systemctl is-active "$service" >/dev/null 2>&1; then
+  journal "act action=restart service=$service"
+  if "$k0s" status >/dev/null 2>&1; then
+    "$k0s" stop >&2
+  fi
+  "$k0s" start >&2
+else
+  echo "already_restarted=true"
 fi
-"$k0s" start >&2
 # inplace-include: wait-active

@@ -9,4 +9,5 @@ staging_dir={{staging_dir}}
 
 # inplace-include: sha256
 
+# inplace-include: restart-state
 # inplace-include: install-artifacts

@@ -11,6 +11,11 @@ interval={{check_interval_seconds}}
 # inplace-include: kairos-plan
 # inplace-include: reboot-pending
 
-journal "act action=restart service=$service"
-systemctl restart "$service"
+# inplace-include: restart-state
+if restart_is_pending "$service" || ! systemctl is-active "$service" >/dev/null 2>&1; then
+  journal "act action=restart service=$service"
+  systemctl restart "$service"
+else
+  echo "already_restarted=true"
+fi
 # inplace-include: wait-active

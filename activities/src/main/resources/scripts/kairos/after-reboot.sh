@@ -36,4 +36,6 @@ if [ "$(plan_get status)" = fell_back ]; then
   echo "wanted_entry=$wanted"
   exit 0
 fi
+# The services started fresh with this boot: record the restart done (see restart-state).
+# inplace-include: restart-state
 # inplace-include: wait-active

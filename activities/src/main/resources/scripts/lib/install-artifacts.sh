@@ -25,6 +25,7 @@ install_artifact() {
     echo "artifact $1: the copy next to $4 does not have sha256 $3" >&2
     exit 1
   fi
+  mark_restart_pending
   journal "act action=swap path=$4 from=$current to=$3"
   mv -f "$tmp" "$target"
   echo "installed=$1"

@@ -1,6 +1,7 @@
 attempt=1
 while :; do
   if systemctl is-active "$service" >/dev/null 2>&1; then
+    restart_completed "$service" || true # unrecorded: a retry restarts again, which is safe
     echo "service_active=true"
     exit 0
   fi

@@ -38,6 +38,21 @@ sha256_of() {
   sum="$(sha256sum "$1")"
   echo "${sum%% *}"
 }
+# Restart bookkeeping on the host (docs/reliability.md, "Repeated destructive actions"): a swap or
+# restore marks a restart pending; a restart that completed records it and clears the mark. A restart
+# script then observes before it acts: nothing pending since this service's last completed restart
+# means the service already runs the files in place (a retry whose answer was lost), so it does not
+# restart again.
+restart_state_dir="$root/var/lib/inplace"
+mark_restart_pending() {
+  mkdir -p "$restart_state_dir" && : > "$restart_state_dir/restart-pending"
+}
+restart_is_pending() {
+  [ -e "$restart_state_dir/restart-pending" ] || [ ! -e "$restart_state_dir/restarted-$1" ]
+}
+restart_completed() {
+  mkdir -p "$restart_state_dir" && : > "$restart_state_dir/restarted-$1" && rm -f "$restart_state_dir/restart-pending"
+}
 
 failed=0
 
@@ -46,6 +61,7 @@ restore_file() {
   local target="$root$1"
   if [ "$2" = "absent" ]; then
     if [ -e "$target" ]; then
+      mark_restart_pending
       journal "act action=restore path=$1 from=present to=absent"
       rm -f "$target"
       echo "removed=$1"
@@ -73,6 +89,7 @@ restore_file() {
   mkdir -p "$dir"
   local tmp="$dir/.$(basename "$target").inplace-tmp"
   cp -p "$prev" "$tmp"
+  mark_restart_pending
   journal "act action=restore path=$1 from=$current to=$2"
   mv -f "$tmp" "$target"
   echo "restored=$1"

@@ -64,11 +64,31 @@ if [ "$(plan_get status)" = pending ]; then
   exit 0
 fi
 
-journal "act action=restart service=$service"
-systemctl restart "$service"
+# Restart bookkeeping on the host (docs/reliability.md, "Repeated destructive actions"): a swap or
+# restore marks a restart pending; a restart that completed records it and clears the mark. A restart
+# script then observes before it acts: nothing pending since this service's last completed restart
+# means the service already runs the files in place (a retry whose answer was lost), so it does not
+# restart again.
+restart_state_dir="$root/var/lib/inplace"
+mark_restart_pending() {
+  mkdir -p "$restart_state_dir" && : > "$restart_state_dir/restart-pending"
+}
+restart_is_pending() {
+  [ -e "$restart_state_dir/restart-pending" ] || [ ! -e "$restart_state_dir/restarted-$1" ]
+}
+restart_completed() {
+  mkdir -p "$restart_state_dir" && : > "$restart_state_dir/restarted-$1" && rm -f "$restart_state_dir/restart-pending"
+}
+if restart_is_pending "$service" || ! systemctl is-active "$service" >/dev/null 2>&1; then
+  journal "act action=restart service=$service"
+  systemctl restart "$service"
+else
+  echo "already_restarted=true"
+fi
 attempt=1
 while :; do
   if systemctl is-active "$service" >/dev/null 2>&1; then
+    restart_completed "$service" || true # unrecorded: a retry restarts again, which is safe
     echo "service_active=true"
     exit 0
   fi

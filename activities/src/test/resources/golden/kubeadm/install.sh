@@ -41,6 +41,21 @@ sha256_of() {
   echo "${sum%% *}"
 }
 
+# Restart bookkeeping on the host (docs/reliability.md, "Repeated destructive actions"): a swap or
+# restore marks a restart pending; a restart that completed records it and clears the mark. A restart
+# script then observes before it acts: nothing pending since this service's last completed restart
+# means the service already runs the files in place (a retry whose answer was lost), so it does not
+# restart again.
+restart_state_dir="$root/var/lib/inplace"
+mark_restart_pending() {
+  mkdir -p "$restart_state_dir" && : > "$restart_state_dir/restart-pending"
+}
+restart_is_pending() {
+  [ -e "$restart_state_dir/restart-pending" ] || [ ! -e "$restart_state_dir/restarted-$1" ]
+}
+restart_completed() {
+  mkdir -p "$restart_state_dir" && : > "$restart_state_dir/restarted-$1" && rm -f "$restart_state_dir/restart-pending"
+}
 # name staged_file_name sha256 install_path mode
 install_artifact() {
   local target="$root$4"
@@ -68,6 +83,7 @@ install_artifact() {
     echo "artifact $1: the copy next to $4 does not have sha256 $3" >&2
     exit 1
   fi
+  mark_restart_pending
   journal "act action=swap path=$4 from=$current to=$3"
   mv -f "$tmp" "$target"
   echo "installed=$1"

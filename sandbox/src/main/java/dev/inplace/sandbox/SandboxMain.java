@@ -2,6 +2,7 @@ package dev.inplace.sandbox;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inplace.sandbox.bench.WorkersBenchmark;
+import dev.inplace.sandbox.chaos.ChaosMain;
 import dev.inplace.sandbox.demo.DemoOptions;
 import dev.inplace.sandbox.demo.DemoRun;
 import dev.inplace.sandbox.demo.DemoSummary;
@@ -37,11 +38,14 @@ public final class SandboxMain {
     if (args.length > 0 && "bench".equals(args[0])) {
       System.exit(bench(Arrays.copyOfRange(args, 1, args.length)));
     }
+    if (args.length > 0 && "chaos".equals(args[0])) {
+      System.exit(ChaosMain.main(Arrays.asList(args).subList(1, args.length), System.out, System.err));
+    }
     if (args.length > 0 && java.util.Set.of("up", "down", "apply-demo-crs").contains(args[0])) {
       System.exit(StackMain.main(args[0], Arrays.asList(args).subList(1, args.length), System.out, System.err));
     }
     if (args.length == 0 || !"demo".equals(args[0])) {
-      System.err.println("usage: inplace demo|bench|up|down [options]   (--help for options)");
+      System.err.println("usage: inplace demo|bench|chaos|up|down [options]   (--help for options)");
       System.exit(2);
     }
     String[] rest = Arrays.copyOfRange(args, 1, args.length);

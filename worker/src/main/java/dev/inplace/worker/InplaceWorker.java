@@ -114,9 +114,10 @@ public final class InplaceWorker implements AutoCloseable {
   }
 
   private static WorkerInterceptor[] withLogContext(WorkerInterceptor[] interceptors) {
-    WorkerInterceptor[] all = new WorkerInterceptor[interceptors.length + 1];
+    WorkerInterceptor[] all = new WorkerInterceptor[interceptors.length + 2];
     all[0] = new LogContextInterceptor(); // the step of every activity's log lines
-    System.arraycopy(interceptors, 0, all, 1, interceptors.length);
+    all[1] = new dev.inplace.worker.observe.ShortCallHeartbeatInterceptor(); // short calls beat while they run
+    System.arraycopy(interceptors, 0, all, 2, interceptors.length);
     return all;
   }
 

@@ -1,6 +1,7 @@
 package dev.inplace.activities.host;
 
 import dev.inplace.activities.artifacts.ArtifactCache;
+import dev.inplace.activities.support.StepHeartbeat;
 import dev.inplace.activities.ssh.HostConnection;
 import dev.inplace.activities.ssh.ScriptDeadline;
 import dev.inplace.activities.ssh.ScriptOutput;
@@ -38,6 +39,8 @@ import org.slf4j.MDC;
 public final class HostActivitiesImpl implements HostActivities {
   private static final Logger log = LoggerFactory.getLogger(HostActivitiesImpl.class);
   private static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
+  /** How often a host step beats while its scripts run (the SDK sends at most one per 0.8 x timeout). */
+  private static final Duration STEP_HEARTBEAT_INTERVAL = Duration.ofSeconds(2);
   private static final Duration MIN_MARGIN = Duration.ofSeconds(5);
   private static final Duration MAX_MARGIN = Duration.ofSeconds(60);
   private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
@@ -119,6 +122,7 @@ public final class HostActivitiesImpl implements HostActivities {
     HostProfile profile = request.profile();
     return onHost(
         request.host(),
+        heartbeat::progress,
         conn -> {
           List<String> alreadyPresent = new ArrayList<>();
           List<Artifact> toCheck = new ArrayList<>();
@@ -354,12 +358,14 @@ public final class HostActivitiesImpl implements HostActivities {
     }
     requireUniqueNames(request.artifacts());
     List<String> verified = new ArrayList<>();
-    for (Artifact a : request.artifacts()) {
-      if (ArtifactRules.pulledByHost(a)) {
-        continue; // pinned by digest in its oci: reference; the host's registry pull checks it
+    try (StepHeartbeat beating = stepHeartbeat(() -> "artifacts " + verified)) {
+      for (Artifact a : request.artifacts()) {
+        if (ArtifactRules.pulledByHost(a)) {
+          continue; // pinned by digest in its oci: reference; the host's registry pull checks it
+        }
+        cache.fetch(a); // verifies the sha256 (and size) or fails with the vocabulary's type
+        verified.add(a.name());
       }
-      cache.fetch(a); // verifies the sha256 (and size) or fails with the vocabulary's type
-      verified.add(a.name());
     }
     log.info("artifacts verified in the worker cache: {}", verified);
     return new ArtifactCheckResult(verified);
@@ -370,6 +376,30 @@ public final class HostActivitiesImpl implements HostActivities {
    * bounded by this activity's own budget.
    */
   private <T> T onHost(HostAccess host, Function<HostConnection, T> work) {
+    return onHost(host, () -> "host step on " + host.nodeName(), work);
+  }
+
+  /**
+   * As {@link #onHost(HostAccess, Function)}, heartbeating {@code details} from a side thread while
+   * the work runs (see {@link StepHeartbeat}).
+   */
+  private <T> T onHost(HostAccess host, java.util.function.Supplier<?> details, Function<HostConnection, T> work) {
+    try (StepHeartbeat beating = stepHeartbeat(details)) {
+      return onHostBeating(host, work);
+    }
+  }
+
+  private static StepHeartbeat stepHeartbeat(java.util.function.Supplier<?> details) {
+    io.temporal.activity.ActivityExecutionContext context;
+    try {
+      context = Activity.getExecutionContext();
+    } catch (IllegalStateException | NullPointerException notInAnActivity) {
+      return StepHeartbeat.none();
+    }
+    return StepHeartbeat.start(context, STEP_HEARTBEAT_INTERVAL, details);
+  }
+
+  private <T> T onHostBeating(HostAccess host, Function<HostConnection, T> work) {
     ScriptDeadline deadline = ScriptDeadline.after(scriptBudget());
     String previousCluster = MDC.get("cluster");
     String previousNode = MDC.get("node");

@@ -28,7 +28,7 @@ final class StageHeartbeat {
   }
 
   /** Progress of an earlier attempt of this activity, if it heartbeated any. */
-  StageProgress resume() {
+  synchronized StageProgress resume() {
     Optional<StageProgress> previous = context.getHeartbeatDetails(StageProgress.class);
     previous.ifPresent(
         p -> {
@@ -46,10 +46,15 @@ final class StageHeartbeat {
     }
   }
 
-  void finished(String artifact, long fileBytes) {
+  synchronized void finished(String artifact, long fileBytes) {
     done.add(artifact);
     bytesBefore += fileBytes;
     beat(current(0));
+  }
+
+  /** The progress so far, for beats from the step's side thread (never less than the last checkpoint). */
+  synchronized StageProgress progress() {
+    return current(0);
   }
 
   long bytesSent() {

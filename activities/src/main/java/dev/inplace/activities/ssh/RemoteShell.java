@@ -63,8 +63,11 @@ final class RemoteShell {
         command.join(timeout.toMillis(), TimeUnit.MILLISECONDS);
       } catch (ConnectionException e) {
         if (command.isOpen()) {
+          // No answer within the step's budget (a hung command, a host that stopped answering): the
+          // outcome is unknown, so the step is retried as Temporal's own timeout would be (the steps
+          // are idempotent), never failed for good with the step's type (found by the chaos campaign).
           throw failure(
-              failureType,
+              UpgradeFailures.STEP_TIMED_OUT,
               script,
               "did not finish within " + ((timeout.toMillis() + 999) / 1000) + "s",
               stderr);

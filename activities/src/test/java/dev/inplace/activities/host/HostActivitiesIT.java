@@ -355,6 +355,27 @@ class HostActivitiesIT {
   }
 
   @Test
+  void aRestartRetriedAfterItsAnswerWasLostDoesNotRestartTheServiceAgain() throws Exception {
+    // Regression (chaos campaign): a restart that completed but whose answer was lost (connection
+    // dropped before the exit status, worker killed) was retried and restarted the service again
+    // with nothing swapped since. The restart now observes first: only a swap or restore since the
+    // last completed restart (or no restart by inplace yet) makes it act.
+    ServiceRequest restart = new ServiceRequest(host, "k3s");
+    activities.restartService(restart);
+    ServiceResult again = activities.restartService(restart);
+
+    assertEquals(new ServiceResult("k3s", true), again);
+    assertEquals(1, Files.readAllLines(node.path("/run/systemd/k3s.restarts")).size(), "restarted once");
+
+    stub().stageArtifacts(stageRequest());
+    activities.installArtifacts(new InstallRequest(host, PROFILE, List.of(k3s, images)));
+    activities.restartService(restart);
+    activities.restartService(restart);
+
+    assertEquals(2, Files.readAllLines(node.path("/run/systemd/k3s.restarts")).size(), "restarted once after the swap");
+  }
+
+  @Test
   void restartFailureIsServiceRestartFailed() throws Exception {
     Files.createDirectories(node.path("/run/systemd"));
     Files.createFile(node.path("/run/systemd/k3s-agent.fail-restart"));
@@ -384,16 +405,47 @@ class HostActivitiesIT {
                 .build());
 
     long start = System.nanoTime();
+    // Retryable (regression, chaos campaign): a hung command's outcome is unknown, so the step is
+    // retried like a Temporal timeout, not failed for good as ServiceRestartFailed.
     ApplicationFailure failure =
         assertFailure(
-            UpgradeFailures.SERVICE_RESTART_FAILED,
+            UpgradeFailures.STEP_TIMED_OUT,
             () -> tight.restartService(new ServiceRequest(host, "k3s")));
+    assertFalse(failure.isNonRetryable(), failure.toString());
     Duration took = Duration.ofNanos(System.nanoTime() - start);
 
     assertTrue(
         failure.getOriginalMessage().contains("did not finish within 5s"),
         failure.getOriginalMessage());
     assertTrue(took.compareTo(Duration.ofSeconds(10)) < 0, "took " + took);
+  }
+
+  @Test
+  void aHostStepHeartbeatsWhileItsScriptRunsSoADeadWorkersStepIsRetriedWithinSeconds() throws Exception {
+    // Regression (chaos campaign): host steps did not heartbeat, so a worker killed mid-step left the
+    // step to its 3-minute start-to-close timeout. Now they beat from a side thread while the script
+    // runs; a 2 s heartbeat timeout outlives a script running (hung here) for 7 s.
+    Files.createDirectories(node.path("/run/systemd"));
+    Files.createFile(node.path("/run/systemd/k3s.hang-restart"));
+    List<String> beats = new CopyOnWriteArrayList<>();
+    temporal.setActivityHeartbeatListener(String.class, beats::add);
+    HostActivities beating =
+        temporal.newActivityStub(
+            HostActivities.class,
+            ActivityOptions.newBuilder()
+                .setStartToCloseTimeout(Duration.ofSeconds(12))
+                .setHeartbeatTimeout(Duration.ofSeconds(2))
+                .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+                .build());
+
+    assertFailure(
+        UpgradeFailures.STEP_TIMED_OUT,
+        () -> beating.restartService(new ServiceRequest(host, "k3s")));
+
+    assertTrue(beats.size() >= 2, "heartbeats while the script ran: " + beats);
+    int after = beats.size();
+    Thread.sleep(2500);
+    assertEquals(after, beats.size(), "no heartbeat once the step ended: " + beats);
   }
 
   @Test

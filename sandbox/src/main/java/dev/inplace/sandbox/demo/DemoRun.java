@@ -208,7 +208,16 @@ public final class DemoRun {
     }
   }
 
+  /** A run to watch, or null if the server did not answer in time (the next poll tries again). */
   private Watched watchedById(String workflowId) {
+    try {
+      return watchedByIdOrThrow(workflowId);
+    } catch (RuntimeException e) {
+      return null; // e.g. DEADLINE_EXCEEDED on a loaded machine: computeIfAbsent keeps nothing
+    }
+  }
+
+  private Watched watchedByIdOrThrow(String workflowId) {
     if (workflowId.startsWith("cp-upgrade/")) {
       ControlPlaneUpgradeWorkflow stub = client.newWorkflowStub(ControlPlaneUpgradeWorkflow.class, workflowId);
       return watched("control plane", stub, stub::progress);

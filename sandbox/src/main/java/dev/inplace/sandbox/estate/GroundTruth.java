@@ -67,8 +67,10 @@ final class GroundTruth {
             kind,
             Estate.CONTROL_PLANE,
             string(cp, "spec", "version"),
-            cpAnnotations.containsKey("cluster.x-k8s.io/paused"),
-            cpAnnotations.getOrDefault("upgrade.inplace.dev/paused-by", ""));
+            // The sandbox's API server keeps a merge patch's null as a null value where a real one
+            // deletes the key: a null is no annotation (found by the chaos campaign).
+            cpAnnotations.get("cluster.x-k8s.io/paused") != null,
+            cpAnnotations.get("upgrade.inplace.dev/paused-by") == null ? "" : cpAnnotations.get("upgrade.inplace.dev/paused-by"));
     SshFaults.Settings settings = ssh.settings();
     return new EstateReport(
         reports,
@@ -89,8 +91,9 @@ final class GroundTruth {
     Map<String, String> marks = new TreeMap<>();
     if (machine != null && machine.getMetadata().getAnnotations() != null) {
       machine.getMetadata().getAnnotations().forEach((k, v) -> {
-        if (MARK_PREFIXES.stream().anyMatch(k::startsWith)) {
-          marks.put(k, v == null ? "" : v);
+        // A null value is a key a merge patch removed (the sandbox's API server keeps it as null).
+        if (v != null && MARK_PREFIXES.stream().anyMatch(k::startsWith)) {
+          marks.put(k, v);
         }
       });
     }

@@ -43,11 +43,20 @@ public final class ActivityOptionsCatalog {
         .build();
   }
 
-  /** Short SSH steps: inspect, backup, install, restore, restart. */
+  /**
+   * How long a host step may go without a heartbeat: the steps beat every 2 s while their scripts
+   * run, so a worker that dies mid-step is noticed within this and the step is retried (it resumes
+   * idempotently), instead of after the whole start-to-close timeout (found by the chaos campaign,
+   * docs/reliability.md).
+   */
+  public static final Duration HOST_STEP_HEARTBEAT_TIMEOUT = Duration.ofSeconds(15);
+
+  /** Short SSH steps: inspect, backup, install, restore, restart; they heartbeat while they run. */
   public static ActivityOptions hostStep() {
     return ActivityOptions.newBuilder()
         .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
         .setStartToCloseTimeout(Duration.ofMinutes(3))
+        .setHeartbeatTimeout(HOST_STEP_HEARTBEAT_TIMEOUT)
         .setRetryOptions(retries(4, Duration.ofSeconds(2)))
         .build();
   }
@@ -71,11 +80,16 @@ public final class ActivityOptionsCatalog {
         .build();
   }
 
-  /** Short Kubernetes calls: inspect, cordon, uncordon, CAPI patches. */
+  /**
+   * Short Kubernetes calls: inspect, cordon, uncordon, CAPI patches. The worker heartbeats them
+   * while they run (its ShortCallHeartbeatInterceptor), so a dead worker's call is retried within
+   * the heartbeat timeout rather than after the minute.
+   */
   public static ActivityOptions kubeCall() {
     return ActivityOptions.newBuilder()
         .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
         .setStartToCloseTimeout(Duration.ofSeconds(60))
+        .setHeartbeatTimeout(HOST_STEP_HEARTBEAT_TIMEOUT)
         .setRetryOptions(retries(8, Duration.ofSeconds(1)))
         .build();
   }
@@ -101,20 +115,29 @@ public final class ActivityOptionsCatalog {
         .build();
   }
 
-  /** Fetching and verifying artifacts into the worker's cache (large downloads, no heartbeat). */
+  /**
+   * Fetching and verifying artifacts into the worker's cache: large downloads; heartbeats while it
+   * runs, so a dead worker's fetch is retried within the heartbeat timeout, not after 30 minutes
+   * (the cache keeps what was verified).
+   */
   public static ActivityOptions artifactFetch() {
     return ActivityOptions.newBuilder()
         .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
         .setStartToCloseTimeout(Duration.ofMinutes(30))
+        .setHeartbeatTimeout(HOST_STEP_HEARTBEAT_TIMEOUT)
         .setRetryOptions(retries(5, Duration.ofSeconds(5)))
         .build();
   }
 
-  /** An etcd snapshot on the first control-plane host: can take minutes on a large datastore. */
+  /**
+   * An etcd snapshot on the first control-plane host: can take minutes on a large datastore; beats
+   * while it runs, as the host steps do (a retry finds a snapshot already taken by name).
+   */
   public static ActivityOptions etcdSnapshot() {
     return ActivityOptions.newBuilder()
         .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
         .setStartToCloseTimeout(Duration.ofMinutes(15))
+        .setHeartbeatTimeout(HOST_STEP_HEARTBEAT_TIMEOUT)
         .setRetryOptions(retries(3, Duration.ofSeconds(5)))
         .build();
   }
@@ -122,12 +145,13 @@ public final class ActivityOptionsCatalog {
   /**
    * The distribution's upgrade command ({@code kubeadm upgrade apply|node}): kubeadm waits up to
    * five minutes for each static pod, so a control plane can take a quarter of an hour. It is
-   * idempotent, so a lost connection is retried.
+   * idempotent, so a lost connection is retried; it beats while it runs, as the host steps do.
    */
   public static ActivityOptions distributionUpgrade() {
     return ActivityOptions.newBuilder()
         .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
         .setStartToCloseTimeout(Duration.ofMinutes(25))
+        .setHeartbeatTimeout(HOST_STEP_HEARTBEAT_TIMEOUT)
         .setRetryOptions(retries(3, Duration.ofSeconds(10)))
         .build();
   }

@@ -1,0 +1,218 @@
+package dev.inplace.sandbox.chaos;
+
+import dev.inplace.sandbox.demo.DemoOptions;
+import dev.inplace.sandbox.demo.DemoResources;
+import dev.inplace.sandbox.demo.DemoSummary;
+import dev.inplace.sandbox.estate.Estate;
+import dev.inplace.sandbox.stack.LocalStack;
+import dev.inplace.sandbox.stack.ProcessDemo;
+import dev.inplace.sandbox.stack.RemoteEstate;
+import dev.inplace.sandbox.stack.StackLayout;
+import dev.inplace.worker.crd.ControlPlaneUpgrade;
+import dev.inplace.worker.crd.UpgradePhase;
+import dev.inplace.worker.crd.UpgradeStatus;
+import dev.inplace.worker.crd.WorkersUpgrade;
+import dev.inplace.workflows.api.NodeRole;
+import dev.inplace.workflows.api.WorkflowIds;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import dev.inplace.workflows.api.ReleaseCatalogue;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.util.HashSet;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+
+/**
+ * The chaos campaign: starts the local stack of processes, applies the ControlPlaneUpgrade and
+ * WorkersUpgrade (the demo acts as the operator: it skips a node made to fail once it is rolled
+ * back), kills worker processes while the runs go on ({@link WorkerKiller}) and, when both resources
+ * are terminal or the deadline passed, checks the invariants against ground truth
+ * ({@link GroundTruthCheck}).
+ */
+public final class ChaosCampaign {
+  private final ChaosOptions options;
+  private final PrintStream out;
+  private final long startNanos = System.nanoTime();
+
+  private ChaosCampaign(ChaosOptions options, PrintStream out) {
+    this.options = options;
+    this.out = out;
+  }
+
+  /** Runs a campaign with a stack in {@code layout}; the stack is stopped at the end. */
+  public static ChaosSummary run(StackLayout layout, ChaosOptions options, PrintStream out) {
+    return new ChaosCampaign(options, out).run(layout);
+  }
+
+  private ChaosSummary run(StackLayout layout) {
+    DemoOptions demo = options.demoOptions();
+    say("inplace chaos: seed %d, %d nodes (%d control planes, %d MachineDeployments x %d), %d kills, %d workers,"
+            + " ssh drop %d%%, hang %d%%%s", options.seed(), options.nodes(), ChaosOptions.CONTROL_PLANES, options.pools(),
+        options.workersPerPool(), options.kills(), options.workers(), options.sshDropPercent(), options.sshHangPercent(),
+        options.faults().isEmpty() ? "" : ", fail " + String.join(" ", options.faults()));
+    LocalStack.Spec spec = new LocalStack.Spec(options.workers(), estateArgs(), false);
+    LocalStack stack = LocalStack.up(layout, spec, out);
+    Thread onInterrupt = new Thread(() -> LocalStack.down(layout), "inplace-chaos-down");
+    Runtime.getRuntime().addShutdownHook(onInterrupt);
+    WorkflowServiceStubs service = ProcessDemo.connect();
+    try (RemoteEstate estate = RemoteEstate.open(layout)) {
+      ActivityWatch watch = new ActivityWatch(service);
+      watch.follow(estate.nodes().stream()
+          .map(n -> WorkflowIds.nodeUpgrade(Estate.NAMESPACE, n.machine(), demo.to())).toList());
+      WorkerKiller killer = new WorkerKiller(stack, watch, options.seed(), options.kills(), this::say);
+      CompletableFuture<DemoSummary> operator = new CompletableFuture<>();
+      Thread driver = new Thread(() -> {
+        try {
+          operator.complete(ProcessDemo.follow(stack, demo, out));
+        } catch (Throwable t) {
+          operator.completeExceptionally(t);
+        }
+      }, "chaos-operator");
+      driver.setDaemon(true);
+      driver.start();
+      Thread killing = new Thread(killer, "chaos-killer");
+      killing.setDaemon(true);
+      killing.start();
+
+      boolean ended = awaitEnd(operator, estate.management(), watch);
+      killer.stop();
+      killing.interrupt();
+      if (!ended) {
+        say("the runs did not end within %d s", options.deadlineSeconds());
+      }
+      return verdict(estate, watch, killer.kills(), demo, ended);
+    } finally {
+      service.shutdownNow();
+      stack.close();
+      try {
+        Runtime.getRuntime().removeShutdownHook(onInterrupt);
+      } catch (IllegalStateException shuttingDown) {
+        // the hook runs (or ran) anyway
+      }
+    }
+  }
+
+  /** The estate's options: the demo's, and the SSH faults with the campaign's seed. */
+  private List<String> estateArgs() {
+    List<String> args = new ArrayList<>(DemoOptions.estateArgs(options.demoArgs()));
+    args.addAll(List.of("--ssh-drop", Integer.toString(options.sshDropPercent()),
+        "--ssh-hang", Integer.toString(options.sshHangPercent()), "--ssh-seed", Long.toString(options.seed())));
+    return args;
+  }
+
+  /** Every sha256 the release catalogue lists: the only binaries that may ever start on a host. */
+  private static Set<String> catalogueDigests(RemoteEstate estate) {
+    try {
+      ReleaseCatalogue catalogue = ReleaseCatalogue.parse(Files.readString(estate.catalogue()), estate.catalogue().toString());
+      Set<String> digests = new HashSet<>();
+      catalogue.releases().forEach(r -> r.artifacts().forEach(a -> digests.add(a.sha256())));
+      return digests;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the release catalogue " + estate.catalogue(), e);
+    }
+  }
+
+  /** Waits for the operator to see both resources terminal; follows the parents' run IDs meanwhile. */
+  private boolean awaitEnd(CompletableFuture<DemoSummary> operator, KubernetesClient management, ActivityWatch watch) {
+    long deadline = startNanos + TimeUnit.SECONDS.toNanos(options.deadlineSeconds());
+    while (System.nanoTime() < deadline) {
+      followParents(management, watch);
+      try {
+        operator.get(1, TimeUnit.SECONDS);
+        followParents(management, watch);
+        return true;
+      } catch (TimeoutException e) {
+        // still running
+      } catch (ExecutionException e) {
+        say("the operator stopped: %s", e.getCause());
+        return false;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    return false;
+  }
+
+  private static void followParents(KubernetesClient management, ActivityWatch watch) {
+    for (UpgradeStatus status : statuses(management)) {
+      if (status != null && status.getWorkflowIds() != null) {
+        watch.follow(status.getWorkflowIds());
+      }
+    }
+  }
+
+  private static List<UpgradeStatus> statuses(KubernetesClient management) {
+    List<UpgradeStatus> statuses = new ArrayList<>();
+    ControlPlaneUpgrade cp = management.resources(ControlPlaneUpgrade.class).inNamespace(Estate.NAMESPACE)
+        .withName(DemoResources.CONTROL_PLANE).get();
+    WorkersUpgrade workers = management.resources(WorkersUpgrade.class).inNamespace(Estate.NAMESPACE)
+        .withName(DemoResources.WORKERS).get();
+    statuses.add(cp == null ? null : cp.getStatus());
+    statuses.add(workers == null ? null : workers.getStatus());
+    return statuses;
+  }
+
+  private ChaosSummary verdict(RemoteEstate estate, ActivityWatch watch, List<WorkerKiller.Kill> kills, DemoOptions demo,
+      boolean ended) {
+    Set<String> failing = options.faults().stream().map(f -> f.substring(0, f.indexOf(':'))).collect(Collectors.toSet());
+    boolean controlPlaneFails = estate.nodes().stream()
+        .anyMatch(n -> failing.contains(n.name()) && n.role() == NodeRole.CONTROL_PLANE);
+    GroundTruthCheck check = new GroundTruthCheck(estate, demo.from(), demo.to(), failing);
+    if (!ended) {
+      check.violation("the runs did not end within the deadline of " + options.deadlineSeconds() + " s");
+    }
+    check.nodes();
+    check.capiObjects();
+    check.runs(watch);
+    check.report(estate.report(), catalogueDigests(estate), controlPlaneFails);
+    List<UpgradeStatus> statuses = statuses(estate.management());
+    List<String> names = List.of("ControlPlaneUpgrade " + DemoResources.CONTROL_PLANE, "WorkersUpgrade " + DemoResources.WORKERS);
+    for (int i = 0; i < statuses.size(); i++) {
+      UpgradePhase phase = statuses.get(i) == null ? null : statuses.get(i).getPhase();
+      boolean expected = failing.isEmpty() || (i == 0 && !controlPlaneFails)
+          ? phase == UpgradePhase.SUCCEEDED : phase != null && phase.terminal() && phase != UpgradePhase.ABORTED;
+      if (!expected) {
+        check.violation(names.get(i) + " ended " + phase);
+      }
+    }
+    int mid = (int) kills.stream().filter(WorkerKiller.Kill::midActivity).count();
+    if (options.kills() > 0 && kills.size() < options.kills()) {
+      check.violation("only " + kills.size() + " of " + options.kills() + " kills landed before the runs ended");
+    }
+    if (kills.size() >= 3 && mid * 3 < kills.size()) {
+      check.violation("only " + mid + " of " + kills.size() + " kills landed mid-activity (at least a third must)");
+    }
+    Map<String, Integer> byActivity = new TreeMap<>();
+    Map<String, Integer> byRestart = new TreeMap<>();
+    for (WorkerKiller.Kill k : kills) {
+      byActivity.merge(k.activity() == null ? "(idle)" : k.activity().activity(), 1, Integer::sum);
+      byRestart.merge(k.restart().name().toLowerCase(), 1, Integer::sum);
+    }
+    double wall = Math.round((System.nanoTime() - startNanos) / 1e8) / 10.0;
+    ChaosSummary summary = new ChaosSummary(options.seed(), options.nodes(), kills.size(), mid, check.sshDropped,
+        check.sshHung, check.upgraded, check.rolledBack, check.leftCordoned, check.marksLeft, check.duplicateDestructive,
+        check.wrongDigestStarts, check.stuckRuns, wall,
+        options.kills(), check.maxHistoryEvents, byActivity, byRestart, check.violations());
+    say("%s: %d kills (%d mid-activity), %d upgraded, %d rolled back, in %.1f s; seed %d",
+        summary.passed() ? "every invariant held" : summary.violations().size() + " invariant(s) broken",
+        summary.kills(), mid, summary.upgraded(), summary.rolledBack(), wall, options.seed());
+    summary.violations().forEach(v -> say("  violated: %s", v));
+    return summary;
+  }
+
+  private void say(String format, Object... args) {
+    out.printf("[chaos %6.1fs] %s%n", (System.nanoTime() - startNanos) / 1e9, String.format(format, args));
+  }
+}

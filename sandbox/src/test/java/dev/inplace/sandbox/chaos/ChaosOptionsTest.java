@@ -1,0 +1,55 @@
+package dev.inplace.sandbox.chaos;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ChaosOptionsTest {
+  @Test
+  void theDefaultsAreThirtyNodesInThreeMachineDeploymentsFiftyKillsTwoWorkers() {
+    ChaosOptions options = ChaosOptions.parse();
+
+    assertEquals(30, options.nodes());
+    assertEquals(3, options.pools());
+    assertEquals(9, options.workersPerPool());
+    assertEquals(50, options.kills());
+    assertEquals(2, options.workers());
+    assertEquals(30, options.demoOptions().controlPlanes() + options.demoOptions().pools() * options.demoOptions().workers());
+  }
+
+  @Test
+  void sixNodesAreThreeControlPlanesAndThreeMachineDeploymentsOfOne() {
+    ChaosOptions options = ChaosOptions.parse("--nodes", "6", "--kills", "8", "--ssh-drop", "10", "--seed", "7");
+
+    assertEquals(3, options.pools());
+    assertEquals(1, options.workersPerPool());
+    assertEquals(7, options.seed());
+    assertEquals(10, options.sshDropPercent());
+  }
+
+  @Test
+  void aFailingNodeIsSkippedAfterItsRollback() {
+    ChaosOptions options = ChaosOptions.parse("--fail", "worker-b-1:verify");
+
+    List<String> args = options.demoArgs();
+    assertTrue(args.containsAll(List.of("--fail", "worker-b-1:verify")), args.toString());
+    assertEquals("skip", args.get(args.indexOf("--on-failure") + 1));
+  }
+
+  @Test
+  void badInputGetsASpecificError() {
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> ChaosOptions.parse("--nodes", "8"))
+        .getMessage().contains("do not split evenly"));
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> ChaosOptions.parse("--ssh-drop", "101"))
+        .getMessage().contains("0..100"));
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> ChaosOptions.parse("--fail", "worker-1:nowhere"))
+        .getMessage().contains("cannot inject"));
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> ChaosOptions.parse("--kills"))
+        .getMessage().contains("needs a value"));
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> ChaosOptions.parse("--explode"))
+        .getMessage().contains("unknown option"));
+  }
+}
