@@ -2,6 +2,7 @@
 # inplace-step: preflight
 set -eu
 root="${INPLACE_HOST_ROOT:-}"
+# inplace-read-only
 # Read-only: prints key=value facts about the host for the preflight checks.
 
 staging_dir={{staging_dir}}

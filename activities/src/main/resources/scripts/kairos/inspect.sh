@@ -2,6 +2,7 @@
 # inplace-step: preflight
 set -eu
 root="${INPLACE_HOST_ROOT:-}"
+# inplace-read-only
 # Read-only: prints key=value facts about a Kairos host for the preflight checks. The OS image's
 # digest is known only once this node booted an image inplace installed (the boot plan says done in
 # the active entry); otherwise it is reported absent and the image is (re)installed.

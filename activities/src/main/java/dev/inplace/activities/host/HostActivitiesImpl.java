@@ -442,6 +442,10 @@ public final class HostActivitiesImpl implements HostActivities {
     try {
       return Activity.getExecutionContext().getHeartbeatDetails(RebootProgress.class)
           .filter(p -> p.fromBoot() != null);
+    } catch (io.temporal.common.converter.DataConverterException scriptHeartbeat) {
+      // The earlier attempt died while its restart script ran: its last heartbeat is the step's
+      // progress line (StepHeartbeat), not a reboot, so there is no reboot to wait for.
+      return Optional.empty();
     } catch (IllegalStateException | NullPointerException notInAnActivity) {
       return Optional.empty();
     }

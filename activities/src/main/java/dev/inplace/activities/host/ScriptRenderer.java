@@ -27,7 +27,9 @@ import java.util.stream.Collectors;
  * request records validate them too). A placeholder without a value, or a value the template does
  * not use, is a programming error and fails the rendering. Right after its header every script gets
  * {@code journal_script='<name>'} and the journal fragment ({@code scripts/lib/journal.sh}), so each
- * one journals its begin, its end and its destructive actions on the host.
+ * one journals its begin, its end and its destructive actions on the host; a template marked
+ * {@code # inplace-read-only} (the host inspection) writes nothing at all, journal included, so a plan
+ * changes no byte on any host.
  */
 final class ScriptRenderer {
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{([a-z_]+)}}");
@@ -35,6 +37,9 @@ final class ScriptRenderer {
   private static final Pattern STEP_MARKER = Pattern.compile("# inplace-step: ([a-z]+)");
   private static final String SHEBANG = "#!/bin/bash";
   private static final String HEADER_TAIL = "set -eu\nroot=\"${INPLACE_HOST_ROOT:-}\"\n";
+
+  /** Marks a template that changes nothing on the host: it gets no journal (see {@link #withJournal}). */
+  static final String READ_ONLY_MARKER = "# inplace-read-only";
 
   /** The fragment every script starts with after its header (see {@link #withJournal}). */
   static final String JOURNAL_FRAGMENT = "journal";
@@ -169,7 +174,7 @@ final class ScriptRenderer {
    */
   private static String withJournal(String name, String text) {
     int header = text.indexOf('\n' + HEADER_TAIL);
-    if (header < 0) {
+    if (header < 0 || text.contains('\n' + READ_ONLY_MARKER + '\n')) {
       return text;
     }
     int body = header + 1 + HEADER_TAIL.length();

@@ -2,6 +2,7 @@ package dev.inplace.activities.host;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.inplace.activities.ssh.RemoteScript;
@@ -141,6 +142,24 @@ class ScriptRendererTest {
             .withRows("install_paths", List.of());
     assertTrue(k3s.render("inspect", values).text().contains("  \"$1\" --version\n"));
     assertTrue(new ScriptRenderer("k0s").render("inspect", values).text().contains("  \"$1\" version\n"));
+  }
+
+  @Test
+  void theReadOnlyInspectionWritesNoJournalWhileEveryOtherStepJournalsItself() {
+    ScriptValues values =
+        new ScriptValues()
+            .with("staging_dir", "/s")
+            .with("bin_dir", "/b")
+            .with("version_binary", "x")
+            .with("service", "x")
+            .withRows("install_paths", List.of());
+    String inspect = k3s.render("inspect", values).text();
+    assertFalse(inspect.contains("journal"), "a plan's host inspection changes no byte on the host");
+    assertTrue(inspect.contains(ScriptRenderer.READ_ONLY_MARKER + "\n"));
+    String restart =
+        k3s.render("restart", new ScriptValues().with("service", "k3s").with("active_checks", "3")
+            .with("check_interval_seconds", "1")).text();
+    assertTrue(restart.contains("journal begin"), "a step that acts journals its begin");
   }
 
   private static List<String> functions(Path file) throws IOException {
