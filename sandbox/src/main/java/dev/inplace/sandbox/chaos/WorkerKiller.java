@@ -85,13 +85,25 @@ final class WorkerKiller implements Runnable {
         Restart restart = stack.workers() > 1 && dice < 0.15 ? Restart.ALL_DOWN
             : dice < 0.6 ? Restart.AT_ONCE : Restart.DELAYED;
         boolean aim = random.nextDouble() < 0.8;
+        boolean mustAim = midActivityShort();
+        if (mustAim) {
+          // The kills left are barely enough for a third to land mid-activity: each one is aimed, and
+          // none is an all-down (its extra kills are not aimed).
+          aim = true;
+          if (restart == Restart.ALL_DOWN) {
+            restart = Restart.AT_ONCE;
+          }
+        }
         // Most kills wait for the restarted workers to poll again, so they hit work, not a booting JVM.
-        if (random.nextDouble() < 0.85) {
+        if (mustAim || random.nextDouble() < 0.85) {
           awaitLiveWorkersReady();
         }
-        Optional<ActivityWatch.InFlight> aimed = aim ? awaitActivity(20_000) : Optional.empty();
+        Optional<ActivityWatch.InFlight> aimed = aim ? awaitActivity(mustAim ? 60_000 : 20_000) : Optional.empty();
         if (stopped) {
           return;
+        }
+        if (mustAim && aimed.isEmpty()) {
+          continue; // nothing in flight for a minute: look again rather than spend a kill on idle workers
         }
         int worker = aimed.map(a -> workerOf(a.workerPid())).orElseGet(this::anyLive);
         if (worker < 0) {
@@ -120,6 +132,18 @@ final class WorkerKiller implements Runnable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /**
+   * Whether the kills still to come are at most one more than those needed for a third of all the
+   * kills to land mid-activity (the campaign's rule, docs/reliability.md): from then on every kill is
+   * aimed, so an unlucky schedule cannot miss the rule by chance.
+   */
+  private boolean midActivityShort() {
+    long mid = kills.stream().filter(Kill::midActivity).count();
+    long needed = (target + 2) / 3 - mid;
+    long remaining = target - kills.size();
+    return needed > 0 && needed >= remaining - 1;
   }
 
   /** Kills every live worker (the aimed one first), leaves them all down a few seconds, starts them. */
