@@ -202,7 +202,8 @@ final class ClusterDescriber {
     return at instanceof Map<?, ?> m ? cast(m) : null;
   }
 
-  private static Object at(Map<String, Object> root, String... path) {
+  /** The value at {@code path} in a resource's JSON map, or null where the path breaks off. */
+  static Object at(Map<String, Object> root, String... path) {
     Object at = root;
     for (String key : path) {
       if (!(at instanceof Map<?, ?> m)) {

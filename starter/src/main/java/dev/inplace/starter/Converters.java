@@ -30,6 +30,22 @@ final class Converters {
     }
   }
 
+  /**
+   * A positional {@code NS/NAME} argument (describe, history), with the message naming it; an
+   * invalid namespace or name is a usage error too.
+   */
+  static ClusterRef clusterArgument(picocli.CommandLine commandLine, String text) {
+    String[] ref = text.split("/", -1);
+    try {
+      if (ref.length == 2 && !ref[0].isBlank() && !ref[1].isBlank()) {
+        return new ClusterRef(ref[0], ref[1]);
+      }
+    } catch (IllegalArgumentException invalid) {
+      throw new picocli.CommandLine.ParameterException(commandLine, "NS/NAME: " + invalid.getMessage());
+    }
+    throw new picocli.CommandLine.ParameterException(commandLine, "NS/NAME must be namespace/name, got '" + text + "'");
+  }
+
   /** A distribution by its lower-case name; every {@link Distribution} is accepted. */
   static final class DistributionName implements ITypeConverter<Distribution> {
     @Override

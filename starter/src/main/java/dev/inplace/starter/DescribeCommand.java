@@ -1,5 +1,6 @@
 package dev.inplace.starter;
 
+import dev.inplace.workflows.api.ClusterRef;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -40,12 +41,9 @@ final class DescribeCommand {
 
     @Override
     public Integer call() {
-      String[] ref = cluster.split("/", -1);
-      if (ref.length != 2 || ref[0].isBlank() || ref[1].isBlank()) {
-        throw new CommandLine.ParameterException(spec.commandLine(), "NS/NAME must be namespace/name, got '" + cluster + "'");
-      }
+      ClusterRef ref = Converters.clusterArgument(spec.commandLine(), cluster);
       KubernetesClient management = context.kubernetes(kubeconfig);
-      ClusterTree tree = new ClusterDescriber(management).describe(ref[0], ref[1]);
+      ClusterTree tree = new ClusterDescriber(management).describe(ref.namespace(), ref.name());
       format.output.print(context.out, tree, t -> printTree(context.out, t));
       return CliErrors.OK;
     }

@@ -1,5 +1,6 @@
 package dev.inplace.starter;
 
+import dev.inplace.workflows.api.ClusterRef;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,11 +35,8 @@ final class HistoryCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    String[] ref = cluster.split("/", -1);
-    if (ref.length != 2 || ref[0].isBlank() || ref[1].isBlank()) {
-      throw new CommandLine.ParameterException(spec.commandLine(), "NS/NAME must be namespace/name, got '" + cluster + "'");
-    }
-    ClusterHistory history = HistoryReader.read(ref[0], ref[1], () -> context.kubernetes(kubeconfig), context::client);
+    ClusterRef ref = Converters.clusterArgument(spec.commandLine(), cluster);
+    ClusterHistory history = HistoryReader.read(ref.namespace(), ref.name(), () -> context.kubernetes(kubeconfig), context::client);
     format.output.print(context.out, history, h -> printTable(context.out, h));
     return CliErrors.OK;
   }

@@ -91,12 +91,12 @@ final class HistoryReader {
           .inNamespace(namespace).list().getItems();
       for (GenericKubernetesResource cr : crs) {
         Map<String, Object> body = cr.getAdditionalProperties();
-        if (!name.equals(str(at(body, "spec", "clusterName")))) {
+        if (!name.equals(str(ClusterDescriber.at(body, "spec", "clusterName")))) {
           continue;
         }
         String source = kind + "/" + cr.getMetadata().getName();
         List<String> recorded = new ArrayList<>();
-        for (Object o : list(at(body, "status", "history"))) {
+        for (Object o : list(ClusterDescriber.at(body, "status", "history"))) {
           if (o instanceof Map<?, ?> e && e.get("workflowId") != null) {
             recorded.add(str(e.get("workflowId")));
             runs.add(new ClusterHistory.Run(str(e.get("workflowId")), kind, str(e.get("machineDeployment")),
@@ -105,13 +105,13 @@ final class HistoryReader {
                 integer(e.get("failed")), integer(e.get("skipped")), source));
           }
         }
-        String started = str(at(body, "status", "startTime"));
-        for (Object o : list(at(body, "status", "runs"))) {
+        String started = str(ClusterDescriber.at(body, "status", "startTime"));
+        for (Object o : list(ClusterDescriber.at(body, "status", "runs"))) {
           if (o instanceof Map<?, ?> r && r.get("workflowId") != null && !recorded.contains(str(r.get("workflowId")))) {
             String pool = str(r.get("machineDeployment"));
-            int[] counts = counts(list(at(body, "status", "nodes")), pool);
+            int[] counts = counts(list(ClusterDescriber.at(body, "status", "nodes")), pool);
             runs.add(new ClusterHistory.Run(str(r.get("workflowId")), kind, pool, str(r.get("fromVersion")),
-                str(at(body, "spec", "version")), started, null, Objects.toString(str(r.get("phase")), "Starting"),
+                str(ClusterDescriber.at(body, "spec", "version")), started, null, Objects.toString(str(r.get("phase")), "Starting"),
                 str(r.get("reason")), counts[0], counts[1], counts[2], counts[3], source));
           }
         }
@@ -180,17 +180,6 @@ final class HistoryReader {
       }
     }
     return c;
-  }
-
-  private static Object at(Map<String, Object> root, String... path) {
-    Object at = root;
-    for (String key : path) {
-      if (!(at instanceof Map<?, ?> m)) {
-        return null;
-      }
-      at = m.get(key);
-    }
-    return at;
   }
 
   private static List<?> list(Object o) {
