@@ -154,6 +154,14 @@ public final class SshConnector {
       closeQuietly(client);
       closeQuietly(jump);
       throw SshFailures.translate(current, e, hostKeys);
+    } catch (IllegalStateException e) {
+      // sshj checks "connected" before its key exchange; a server that already hung up (it found
+      // no algorithm in common) fails that check, and the dead transport holds the real reason.
+      SSHClient handshaking = client != null ? client : jump;
+      closeQuietly(client);
+      closeQuietly(jump);
+      throw SshFailures.handshakeCut(
+          current, handshaking == null ? null : handshaking.getTransport(), e, hostKeys);
     } catch (RuntimeException e) {
       closeQuietly(client);
       closeQuietly(jump);

@@ -3,10 +3,13 @@ package dev.inplace.activities.ssh;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import net.schmizz.sshj.common.DisconnectReason;
 import net.schmizz.sshj.common.SSHException;
+import net.schmizz.sshj.transport.Transport;
+import net.schmizz.sshj.transport.TransportException;
 import net.schmizz.sshj.userauth.UserAuthException;
 
 /**
@@ -35,6 +38,25 @@ final class SshFailures {
           "SSH authentication to " + host + " failed: the server did not accept the key");
     }
     return unreachable(host, e);
+  }
+
+  /**
+   * sshj refused to start the key exchange because the transport was no longer running ("Not
+   * connected"): the server closed the connection during the handshake. The transport's own death
+   * cause (e.g. no common algorithm) is translated as any handshake failure; without one, the
+   * host is reported unreachable, retryably, so the next attempt sees the real answer.
+   */
+  static ApplicationFailure handshakeCut(
+      String host, Transport transport, IllegalStateException e, PinnedHostKeys hostKeys) {
+    if (transport != null && !transport.isRunning()) {
+      try {
+        transport.join(1, TimeUnit.SECONDS);
+      } catch (TransportException death) {
+        return translate(host, death, hostKeys);
+      }
+    }
+    return unreachable(
+        host, new IOException("the server closed the connection during the handshake"));
   }
 
   /**
