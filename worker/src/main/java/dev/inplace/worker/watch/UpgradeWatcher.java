@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import io.temporal.client.WorkflowClient;
 import java.time.Clock;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -44,6 +45,8 @@ public final class UpgradeWatcher implements AutoCloseable {
   private WatchLoop loop;
   private CompletableFuture<?> election;
   private volatile boolean closed;
+  /** The holder this replica last read from the Lease (itself included); null before the first read. */
+  private volatile String observedLeader;
 
   private UpgradeWatcher(
       KubernetesClient management, WorkflowClient client, String taskQueue, WatcherOptions options,
@@ -104,6 +107,14 @@ public final class UpgradeWatcher implements AutoCloseable {
     }
   }
 
+  /**
+   * The Lease holder this replica last saw: itself when leading, the other replica when it has read
+   * the Lease and stepped back, empty before its first read or after a release.
+   */
+  public Optional<String> observedLeader() {
+    return Optional.ofNullable(observedLeader);
+  }
+
   private void elect() {
     LeaderElection e = options.leaderElection();
     LeaderElector elector =
@@ -120,7 +131,10 @@ public final class UpgradeWatcher implements AutoCloseable {
                     new LeaderCallbacks(
                         this::lead,
                         this::follow,
-                        leader -> log.info("watcher leader is now {}", leader)))
+                        leader -> {
+                          observedLeader = leader;
+                          log.info("watcher leader is now {}", leader);
+                        }))
                 .build(),
             electionThreads);
     synchronized (lock) {
