@@ -67,7 +67,7 @@ public final class ExtensionDemo {
     settings.put("drainTimeoutSeconds", Long.toString(options.drainTimeoutSeconds()));
     settings.put("readyTimeoutSeconds", Long.toString(options.readyTimeoutSeconds()));
 
-    Map<String, CapiSimulator.Outcome> outcomes = new LinkedHashMap<>();
+    Map<String, UpdateOutcome> outcomes = new LinkedHashMap<>();
     // The extension is the worker's (its client's requests are what RBAC must grant); the simulated
     // CAPI below acts as CAPI's controllers do, with the estate's administrator client.
     try (CapiExtension extension = CapiExtension.start(serverOptions, estate.workerManagement(), client, taskQueue,
@@ -85,7 +85,7 @@ public final class ExtensionDemo {
             + " the simulator runs the generic in-place flow regardless");
       }
       outcomes.putAll(capi.upgradeControlPlane(controlPlaneType, Estate.CONTROL_PLANE, options.to()));
-      boolean controlPlaneDone = outcomes.values().stream().allMatch(CapiSimulator.Outcome::done);
+      boolean controlPlaneDone = outcomes.values().stream().allMatch(UpdateOutcome::done);
       if (controlPlaneDone) {
         for (String pool : estate.pools()) {
           outcomes.putAll(capi.upgradeMachineDeployment(pool, Estate.machineSetOf(pool), options.to(), maxUnavailable(pool)));
@@ -98,10 +98,10 @@ public final class ExtensionDemo {
     return statuses(outcomes);
   }
 
-  private Map<String, NodeStatus> statuses(Map<String, CapiSimulator.Outcome> outcomes) {
+  private Map<String, NodeStatus> statuses(Map<String, UpdateOutcome> outcomes) {
     Map<String, NodeStatus> result = new LinkedHashMap<>();
     for (Estate.EstateNode node : estate.nodes()) {
-      CapiSimulator.Outcome o = outcomes.get(node.machine());
+      UpdateOutcome o = outcomes.get(node.machine());
       Node n = estate.workload().nodes().withName(node.name()).get();
       String kubelet = n == null ? "" : n.getStatus().getNodeInfo().getKubeletVersion();
       boolean atTarget = KubeVersion.isValid(kubelet) && KubeVersion.parse(kubelet).compareTo(KubeVersion.parse(options.to())) == 0;

@@ -85,7 +85,7 @@ class ExtensionDemoIT {
             Map<?, ?> nodeInfo = (Map<?, ?>) ((Map<?, ?>) machine.getAdditionalProperties().get("status")).get("nodeInfo");
             assertEquals(to, nodeInfo.get("kubeletVersion"), "Machine status mirrors the Node");
             assertNoMarkers(machine);
-            assertNoMarkers(object(estate, CapiSimulator.METAL3_MACHINE, node.machine()));
+            assertNoMarkers(object(estate, CapiObjects.METAL3_MACHINE, node.machine()));
             Path binary = estate.hostRoot(node.name()).resolve("usr/local/bin/k3s");
             assertEquals(release.binary().sha256(), sha256(binary), node.name() + " runs the new binary");
           }
@@ -116,7 +116,7 @@ class ExtensionDemoIT {
           assertEquals(estate.spec().fromVersion(), n.getStatus().getNodeInfo().getKubeletVersion());
           // CAPI keeps the update pending: the markers stay until UpdateMachine reports done.
           GenericKubernetesResource machine = object(estate, CapiResources.MACHINE, "edge-1-worker-0");
-          assertTrue(machine.getMetadata().getAnnotations().containsKey(CapiSimulator.PENDING_HOOKS));
+          assertTrue(machine.getMetadata().getAnnotations().containsKey(Markers.PENDING_HOOKS));
         },
         "--mode", "extension", "--control-planes", "1", "--pools", "1", "--workers", "1",
         "--binary-size-mib", "2", "--ready-timeout", "5", "--fail", "worker-0:restart");
@@ -124,8 +124,8 @@ class ExtensionDemoIT {
 
   private static void assertNoMarkers(GenericKubernetesResource object) {
     Map<String, String> annotations = object.getMetadata().getAnnotations() == null ? Map.of() : object.getMetadata().getAnnotations();
-    for (String key : List.of(CapiSimulator.IN_PROGRESS, CapiSimulator.PENDING_HOOKS, CapiSimulator.MOVE_TO,
-        CapiSimulator.RECEIVE_FROM, CapiSimulator.PENDING_ACK)) {
+    for (String key : List.of(Markers.IN_PROGRESS, Markers.PENDING_HOOKS, Markers.MOVE_TO,
+        Markers.RECEIVE_FROM, Markers.PENDING_ACK)) {
       assertFalse(annotations.containsKey(key), object.getMetadata().getName() + " still carries " + key);
     }
   }
