@@ -1,5 +1,6 @@
 package dev.inplace.sandbox.hosts;
 
+import dev.inplace.sandbox.SandboxSlot;
 import dev.inplace.sandbox.faults.FaultInjector;
 import dev.inplace.sandbox.release.FakeRelease;
 import dev.inplace.sandbox.release.FakeReleases;
@@ -73,7 +74,7 @@ public final class SandboxHosts implements Closeable {
     }
 
     public static Settings defaults() {
-      return new Settings("inplace", 2222, 10);
+      return new Settings("inplace", 2222, 10 + SandboxSlot.hostOctetOffset());
     }
   }
 

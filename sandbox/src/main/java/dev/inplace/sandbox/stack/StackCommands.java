@@ -1,5 +1,6 @@
 package dev.inplace.sandbox.stack;
 
+import dev.inplace.sandbox.SandboxSlot;
 import java.io.File;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -50,6 +51,7 @@ public final class StackCommands {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(markers(layout, role));
+    command.addAll(SandboxSlot.jvmArguments());
     command.add("-Xmx" + heap);
     command.add("-XX:+UseSerialGC");
     if (logConfig != null) {

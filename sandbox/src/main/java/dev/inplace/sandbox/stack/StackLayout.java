@@ -1,22 +1,24 @@
 package dev.inplace.sandbox.stack;
 
+import dev.inplace.sandbox.SandboxSlot;
 import java.nio.file.Path;
 
 /**
  * Where the local stack keeps its state and which loopback ports it uses. Everything lives under one
- * directory ({@code .sandbox/stack/} for {@code ./inplace up}, a temporary one for the demo).
+ * directory ({@code .sandbox/stack/} for {@code ./inplace up}, a temporary one for the demo). The ports
+ * are those of slot 1 unless this JVM runs in another {@link SandboxSlot}.
  */
 public record StackLayout(Path dir) {
   /** Temporal's test server (the CLI's default address). */
-  public static final int TEMPORAL_PORT = 7233;
+  public static final int TEMPORAL_PORT = 7233 + SandboxSlot.portOffset();
   /** The estate's management API server (the workers' KUBECONFIG points here). */
-  public static final int MANAGEMENT_PORT = 17443;
+  public static final int MANAGEMENT_PORT = 17443 + SandboxSlot.portOffset();
   /** The workload cluster's API server (its kubeconfig is in the {@code edge-1-kubeconfig} Secret). */
-  public static final int WORKLOAD_PORT = 17444;
+  public static final int WORKLOAD_PORT = 17444 + SandboxSlot.portOffset();
   /** The estate's control endpoint: ground truth and fault control for the demo and tests. */
-  public static final int ESTATE_CONTROL_PORT = 17480;
+  public static final int ESTATE_CONTROL_PORT = 17480 + SandboxSlot.portOffset();
   /** Worker {@code i} (1-based) serves its metrics and health on {@code WORKER_HTTP_BASE + i}. */
-  public static final int WORKER_HTTP_BASE = 18080;
+  public static final int WORKER_HTTP_BASE = 18080 + SandboxSlot.portOffset();
 
   public static final String TEMPORAL = "temporal";
   public static final String ESTATE = "estate";

@@ -53,7 +53,9 @@ class RbacCoverageIT {
     scenario("kubeadm through the resources", "--distribution", "kubeadm");
     scenario("k0s through the resources", "--distribution", "k0s");
     scenario(EXTENSION, "--distribution", "kubeadm", "--mode", "extension");
-    scenario("k3s, a node fails and is rolled back, skipped", "--fail", "worker-1:verify", "--on-failure", "skip");
+    // A verify fault fails by VerifyTimeout: 5 s of waiting for Ready prove the same path as the default 20 s.
+    scenario("k3s, a node fails and is rolled back, skipped", "--fail", "worker-1:verify", "--on-failure", "skip",
+        "--ready-timeout", "5");
   }
 
   private void scenario(String name, String... args) throws Exception {
