@@ -1,18 +1,33 @@
 # name staged_file_name sha256 install_path mode
+# Each artifact is read as few times as its checks allow (issue 12): a target that differs from the
+# staged file (cmp stops at the first differing byte) is not hashed, the staged file is not hashed
+# either, and the one digest computed is the copy's: the bytes about to be renamed into place.
 install_artifact() {
   local target="$root$4"
-  local current="absent"
-  if [ -f "$target" ]; then
-    current="$(sha256_of "$target")"
-  fi
-  if [ "$current" = "$3" ]; then
-    echo "already_installed=$1"
-    return 0
-  fi
   local staged="$root$staging_dir/$2"
-  if [ ! -f "$staged" ] || [ "$(sha256_of "$staged")" != "$3" ]; then
+  if [ ! -f "$staged" ]; then
+    if [ -f "$target" ] && [ "$(sha256_of "$target")" = "$3" ]; then
+      echo "already_installed=$1"
+      return 0
+    fi
     echo "artifact $1: staged file $staging_dir/$2 is missing or does not have sha256 $3" >&2
     exit 1
+  fi
+  # The target's state before the swap, as the journal records it: "absent", "differs" (cmp found
+  # a byte that is not the staged file's, so it is not sha256 $3 once the staged file's copy checks
+  # out below) or its digest.
+  local current="absent" compared=0
+  if [ -f "$target" ]; then
+    cmp -s "$target" "$staged" || compared=$?
+    if [ "$compared" -eq 1 ]; then
+      current="differs"
+    else # the same bytes, or cmp could not tell (then the digest decides, as it would anyway)
+      current="$(sha256_of "$target")"
+      if [ "$current" = "$3" ]; then
+        echo "already_installed=$1"
+        return 0
+      fi
+    fi
   fi
   local dir
   dir="$(dirname "$target")"
@@ -22,7 +37,11 @@ install_artifact() {
   chmod "$5" "$tmp"
   if [ "$(sha256_of "$tmp")" != "$3" ]; then
     rm -f "$tmp"
-    echo "artifact $1: the copy next to $4 does not have sha256 $3" >&2
+    if [ "$(sha256_of "$staged")" != "$3" ]; then
+      echo "artifact $1: staged file $staging_dir/$2 is missing or does not have sha256 $3" >&2
+    else
+      echo "artifact $1: the copy next to $4 does not have sha256 $3" >&2
+    fi
     exit 1
   fi
   mark_restart_pending

@@ -46,17 +46,23 @@ if [ -n "${SUDO_USER:-}" ]; then
   chown "$SUDO_USER" "$root$staging_dir"
 fi
 
-# name staged_file_name sha256 install_path
+# path size: whether the file may be that size (0: the release does not say, so it may); a file of
+# another size cannot have the artifact's digest and is not read (issue 12).
+may_be_size() {
+  [ "$2" -eq 0 ] || [ "$(stat -c %s "$1")" -eq "$2" ]
+}
+
+# name staged_file_name sha256 install_path size_bytes
 check_artifact() {
   local staged="$root$staging_dir/$2"
   if [ -f "$staged" ]; then
-    if [ "$(sha256_of "$staged")" = "$3" ]; then
+    if may_be_size "$staged" "$5" && [ "$(sha256_of "$staged")" = "$3" ]; then
       echo "staged=$1"
       return 0
     fi
     rm -f "$staged"
   fi
-  if [ -f "$root$4" ] && [ "$(sha256_of "$root$4")" = "$3" ]; then
+  if [ -f "$root$4" ] && may_be_size "$root$4" "$5" && [ "$(sha256_of "$root$4")" = "$3" ]; then
     echo "installed=$1"
     return 0
   fi
@@ -65,5 +71,5 @@ check_artifact() {
     echo "partial=$1 $(stat -c %s "$part") $(sha256_of "$part")"
   fi
 }
-check_artifact 'k0s' 'k0s.1111111111111111111111111111111111111111111111111111111111111111' '1111111111111111111111111111111111111111111111111111111111111111' '/usr/local/bin/k0s'
-check_artifact 'k0s-airgap-bundle' 'k0s-airgap-bundle.2222222222222222222222222222222222222222222222222222222222222222' '2222222222222222222222222222222222222222222222222222222222222222' '/var/lib/k0s/images/k0s-airgap-bundle-v1.31.2-k0s.0-amd64.tar'
+check_artifact 'k0s' 'k0s.1111111111111111111111111111111111111111111111111111111111111111' '1111111111111111111111111111111111111111111111111111111111111111' '/usr/local/bin/k0s' '250000000'
+check_artifact 'k0s-airgap-bundle' 'k0s-airgap-bundle.2222222222222222222222222222222222222222222222222222222222222222' '2222222222222222222222222222222222222222222222222222222222222222' '/var/lib/k0s/images/k0s-airgap-bundle-v1.31.2-k0s.0-amd64.tar' '250000000'

@@ -40,31 +40,54 @@ sha256_of() {
 
 mkdir -p "$root$backup_dir"
 
-# path expected_sha256
-backup_file() {
-  local prev="$root$backup_dir/$(basename "$1").prev"
-  if [ -f "$prev" ] && [ "$(sha256_of "$prev")" = "$2" ]; then
+# path expected_sha256 prev current_sha256: the file does not have the digest, so only a kept backup
+# that has it will do (backup_file skips it while it differs from the file); else the step fails.
+refuse_unless_kept() {
+  if [ -f "$3" ] && [ "$(sha256_of "$3")" = "$2" ]; then
     echo "already_backed_up=$1"
     return 0
   fi
-  local current="absent"
-  if [ -f "$root$1" ]; then
-    current="$(sha256_of "$root$1")"
+  echo "cannot back up $1: it has sha256 $4, expected $2, and no backup has that digest" >&2
+  exit 1
+}
+
+# path expected_sha256
+# Reads each file as few times as its checks allow (issue 12): a kept backup that differs from the
+# file (cmp stops at the first differing byte) is only hashed if the file itself turns out not to
+# have the digest (cmp failing to tell counts as the same bytes), and the one digest computed on the
+# way is the copy's: the bytes kept.
+backup_file() {
+  local prev="$root$backup_dir/$(basename "$1").prev"
+  local compared=1 # 0 the same bytes, 1 different (or either absent), more: cmp could not tell
+  if [ -f "$prev" ] && [ -f "$root$1" ]; then
+    compared=0
+    cmp -s "$prev" "$root$1" || compared=$?
   fi
-  if [ "$current" != "$2" ]; then
-    echo "cannot back up $1: it has sha256 $current, expected $2, and no backup has that digest" >&2
-    exit 1
+  if [ -f "$prev" ] && [ "$compared" -ne 1 ] && [ "$(sha256_of "$prev")" = "$2" ]; then
+    echo "already_backed_up=$1"
+    return 0
+  fi
+  if [ ! -f "$root$1" ]; then
+    refuse_unless_kept "$1" "$2" "$prev" "absent"
+    return 0
   fi
   local tmp="$prev.tmp"
   cp -p "$root$1" "$tmp"
   if [ "$(sha256_of "$tmp")" != "$2" ]; then
     rm -f "$tmp"
-    echo "cannot back up $1: the copy does not have sha256 $2" >&2
-    exit 1
+    local current
+    current="$(sha256_of "$root$1")"
+    if [ "$current" = "$2" ]; then
+      echo "cannot back up $1: the copy does not have sha256 $2" >&2
+      exit 1
+    fi
+    refuse_unless_kept "$1" "$2" "$prev" "$current"
+    return 0
   fi
   mv -f "$tmp" "$prev"
   echo "backed_up=$1"
 }
+
 backup_file '/usr/bin/kubeadm' '5555555555555555555555555555555555555555555555555555555555555555'
 backup_file '/usr/bin/kubelet' '6666666666666666666666666666666666666666666666666666666666666666'
 backup_file '/usr/bin/kubectl' '7777777777777777777777777777777777777777777777777777777777777777'

@@ -57,7 +57,8 @@ final class HostScripts {
             .withRows(
                 "artifacts",
                 artifacts.stream()
-                    .map(a -> List.of(a.name(), a.stagedFileName(), a.sha256(), a.installPath()))
+                    .map(a -> List.of(a.name(), a.stagedFileName(), a.sha256(), a.installPath(),
+                        Long.toString(a.sizeBytes())))
                     .toList()));
   }
 
