@@ -26,7 +26,6 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -145,7 +144,7 @@ public final class Estate implements EstateView, AutoCloseable {
         KubeletSimulator.start(
             workload.client(),
             hosts.simulatedNodes(),
-            new KubeletSimulator.Settings(spec.kubeletStartupDelay(), Duration.ofMillis(200)));
+            new KubeletSimulator.Settings(spec.kubeletStartupDelay(), KubeletSimulator.Settings.POLL));
     ReplicaSetSimulator replicaSets = ReplicaSetSimulator.start(workload.client());
     log.info("estate ready: {} control planes, {} workers on {}", spec.controlPlanes(), spec.workers(), spec.fromVersion());
     return new Estate(spec, dir, releases, catalogue, management, workload, hosts, List.copyOf(nodes), kubelets, replicaSets);
