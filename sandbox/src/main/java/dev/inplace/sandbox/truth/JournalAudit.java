@@ -26,8 +26,9 @@ import java.util.Set;
  *
  * <ol>
  *   <li>its own observation shows the earlier action's effect absent: swap and restore journal
- *       {@code from=} (the digest they read, or {@code absent}/{@code present}) and {@code to=}, safe
- *       when they differ; stop is safe with {@code from=running}; kubeadm-upgrade is safe with
+ *       {@code from=} (the digest they read, or {@code absent}/{@code present}, or for swap {@code
+ *       differs}: the target is not the staged file whose copy has the {@code to} digest) and {@code
+ *       to=}, safe when they differ; stop is safe with {@code from=running}; kubeadm-upgrade is safe with
  *       {@code observed=manifest-behind} (the API server manifest was seen not at the target);
  *       restart journals no observation of its own;
  *   <li>the script run of the earlier act did not end with exit status 0 (it was cut off, killed, or

@@ -49,6 +49,23 @@ class JournalAuditTest {
   }
 
   @Test
+  void aSwapRepeatedAfterACompletedSwapIsSafeWhenTheScriptFoundTheTargetDifferentFromTheStagedFile() {
+    // install journals from=differs when cmp found the target not the staged bytes (not hashed)
+    assertEquals(
+        List.of(),
+        audit(
+            line(10, "install", 1, "begin"),
+            line(10, "install", 1, "act action=swap path=/usr/local/bin/k3s from=differs to=" + NEW),
+            line(10, "install", 1, "end exit=0"),
+            line(11, "restore", 1, "begin"),
+            line(11, "restore", 1, "act action=restore path=/usr/local/bin/k3s from=" + NEW + " to=" + OLD),
+            line(11, "restore", 1, "end exit=0"),
+            line(12, "install", 2, "begin"),
+            line(12, "install", 2, "act action=swap path=/usr/local/bin/k3s from=differs to=" + NEW),
+            line(12, "install", 2, "end exit=0")));
+  }
+
+  @Test
   void aSwapWithoutItsObservationIsNotSafe() {
     assertEquals(
         1,
