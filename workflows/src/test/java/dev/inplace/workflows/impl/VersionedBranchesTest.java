@@ -34,7 +34,7 @@ class VersionedBranchesTest {
       new Change(ControlPlaneUpgradeWorkflowImpl.PAUSE_CONTROL_PLANE_CHANGE, 2, List.of("cp-upgrade-")),
       new Change(NodeUpgradeWorkflowImpl.CATALOGUE_RULES_CHANGE, 1, List.of("node-upgrade-")),
       new Change(NodeUpgradeWorkflowImpl.K0S_NODE_VERSION_CHANGE, 1, List.of("node-upgrade-")),
-      new Change(ClusterPreflight.K0S_NODE_VERSION_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")));
+      new Change(ClusterPreflight.K0S_NODE_VERSION_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-", "plan-")));
 
   /** The classes of the workflow implementations that may declare change IDs. */
   static final List<Class<?>> IMPLEMENTATIONS = List.of(
@@ -88,6 +88,9 @@ class VersionedBranchesTest {
   private static List<Path> replayed(String prefix) throws Exception {
     if (prefix.startsWith("node-upgrade-")) {
       return NodeUpgradeReplayTest.histories();
+    }
+    if (prefix.startsWith("plan-")) {
+      return PlanWorkflowTest.histories().toList();
     }
     return ParentUpgradeReplayTest.histories().stream()
         .filter(p -> p.getFileName().toString().startsWith(prefix))
