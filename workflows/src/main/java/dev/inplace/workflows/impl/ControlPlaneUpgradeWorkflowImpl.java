@@ -82,7 +82,8 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
   private final RunRules rules = RunRules.oneAtATime();
   private final RunStatus status = new RunStatus(RunSearchAttributes.KIND_CONTROL_PLANE, book, rules, threads);
   private final NodeChildren children =
-      new NodeChildren(clusterApi, book, threads, this::gate, this::requestFor, status::warn);
+      new NodeChildren(RunSearchAttributes.KIND_CONTROL_PLANE, clusterApi, book, threads, this::gate, this::requestFor,
+          status::warn);
   private final NodeLoop loop = new NodeLoop(book, threads, rules, status, children);
   private final OperatorControls controls =
       new OperatorControls(RunSearchAttributes.KIND_CONTROL_PLANE, book, rules, threads);

@@ -85,7 +85,9 @@ class ParentUpgradeReplayTest {
   static Stream<Arguments> versionedBranches() {
     return Stream.of(
         Arguments.of("cp-upgrade-k0s-next-build.json", ClusterPreflight.K0S_NODE_VERSION_CHANGE),
-        Arguments.of("workers-upgrade-k0s-next-build.json", ClusterPreflight.K0S_NODE_VERSION_CHANGE));
+        Arguments.of("workers-upgrade-k0s-next-build.json", ClusterPreflight.K0S_NODE_VERSION_CHANGE),
+        Arguments.of("cp-upgrade-child-descriptions.json", NodeChildren.CHILD_DESCRIPTIONS_CHANGE),
+        Arguments.of("workers-upgrade-child-descriptions.json", NodeChildren.CHILD_DESCRIPTIONS_CHANGE));
   }
 
   @ParameterizedTest
