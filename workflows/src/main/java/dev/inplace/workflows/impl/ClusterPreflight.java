@@ -41,8 +41,8 @@ final class ClusterPreflight {
   /**
    * As above. {@link VersionMatch#EXACT} (runs before {@link #K0S_NODE_VERSION_CHANGE}) orders the
    * versions, so a k0s Node's {@code +k0s} is behind a {@code +k0s.1} target; {@link
-   * VersionMatch#AS_REPORTED} asks whether the Node runs the target ({@link KubeVersion#nodeRuns}),
-   * as the control-plane health gate does.
+   * VersionMatch#AS_REPORTED} asks whether the Node runs the target ({@link VersionSkew#runs}), as
+   * the control-plane health gate and the custom resources' intake do.
    */
   static Optional<String> controlPlaneBehind(List<MachineInfo> controlPlanes, String target, VersionMatch match) {
     KubeVersion wanted = KubeVersion.parse(target);
@@ -51,7 +51,7 @@ final class ClusterPreflight {
       Optional<KubeVersion> now = currentVersion(m);
       boolean atTarget = match == VersionMatch.EXACT
           ? now.isPresent() && now.get().compareTo(wanted) == 0
-          : now.isPresent() && KubeVersion.nodeRuns(now.get().toString(), target);
+          : VersionSkew.runs(m, target);
       if (now.isPresent() && !atTarget) {
         behind.add(m.nodeName() + " runs " + now.get());
       }
