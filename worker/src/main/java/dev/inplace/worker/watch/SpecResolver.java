@@ -323,10 +323,13 @@ final class SpecResolver {
     return VersionSkew.currentVersion(m);
   }
 
-  /** Whether a Machine runs {@code target} (kubelet, else Machine version). */
+  /**
+   * Whether a Machine runs {@code target} (kubelet, else Machine version), as the parents judge it
+   * ({@link VersionSkew#runs}): a k0s Node reporting {@code v1.31.2+k0s} runs {@code v1.31.2+k0s.1},
+   * so a WorkersUpgrade to a {@code +k0s.N} release does not wait forever for its control plane.
+   */
   static boolean runs(MachineInfo m, String target) {
-    Optional<KubeVersion> now = current(m);
-    return now.isPresent() && now.get().compareTo(KubeVersion.parse(target)) == 0;
+    return VersionSkew.runs(m, target);
   }
 
   static List<MachineInfo> role(ClusterInventory inventory, NodeRole role) {

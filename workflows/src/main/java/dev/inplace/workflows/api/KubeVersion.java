@@ -75,6 +75,18 @@ public record KubeVersion(int major, int minor, int patch, String build)
         && node.patch == release.patch;
   }
 
+  /**
+   * Whether a Machine is done at the release {@code target}: its Node runs it ({@link #nodeRuns})
+   * and its {@code spec.version} records it. For k0s the Machine's version is what tells {@code
+   * +k0s.0} from {@code +k0s.1}, since the Node reports {@code +k0s} for both; a Machine whose
+   * version is missing or another build is not done (its NodeUpgrade decides from the digests).
+   */
+  public static boolean machineAt(String machineVersion, String nodeVersion, String target) {
+    return nodeRuns(nodeVersion, target)
+        && isValid(machineVersion)
+        && parse(machineVersion).equals(parse(target));
+  }
+
   private int buildNumber() {
     Matcher m = BUILD_NUMBER.matcher(build);
     return m.matches() ? Integer.parseInt(m.group(1)) : 0;

@@ -52,6 +52,16 @@ public final class VersionSkew {
     return Optional.empty();
   }
 
+  /**
+   * Whether a machine runs {@code target}: what its kubelet reports (else its Machine's version)
+   * runs it as {@link KubeVersion#nodeRuns} judges, so a k0s Node reporting {@code v1.31.2+k0s}
+   * runs {@code v1.31.2+k0s.1}. The one "control plane at the target" rule of the parents (from
+   * parent-k0s-node-version on) and of the custom resources' intake.
+   */
+  public static boolean runs(MachineInfo m, String target) {
+    return currentVersion(m).map(now -> KubeVersion.nodeRuns(now.toString(), target)).orElse(false);
+  }
+
   /** At most {@value #LISTED} items, then "and N more". */
   public static String list(List<String> items) {
     if (items.size() <= LISTED) {

@@ -31,6 +31,7 @@ import dev.inplace.workflows.api.RunSearchAttributes;
 import dev.inplace.workflows.api.UpgradeProgress;
 import dev.inplace.workflows.api.UpgradeProgress.RunPhase;
 import dev.inplace.workflows.failure.UpgradeFailures;
+import dev.inplace.workflows.impl.NodePreflight.VersionMatch;
 import dev.inplace.workflows.options.ActivityOptionsCatalog;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
@@ -81,7 +82,8 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
   private final RunRules rules = RunRules.oneAtATime();
   private final RunStatus status = new RunStatus(RunSearchAttributes.KIND_CONTROL_PLANE, book, rules, threads);
   private final NodeChildren children =
-      new NodeChildren(clusterApi, book, threads, this::gate, this::requestFor, status::warn);
+      new NodeChildren(RunSearchAttributes.KIND_CONTROL_PLANE, clusterApi, book, threads, this::gate, this::requestFor,
+          status::warn);
   private final NodeLoop loop = new NodeLoop(book, threads, rules, status, children);
   private final OperatorControls controls =
       new OperatorControls(RunSearchAttributes.KIND_CONTROL_PLANE, book, rules, threads);
@@ -93,6 +95,8 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
   private ObjectRef controlPlaneObject;
   /** The kubelet version of each control-plane node as preflight saw it, by node name. */
   private final Map<String, String> observed = new LinkedHashMap<>();
+  /** How this run holds versions against the target ({@link ClusterPreflight#versionMatch}); set at the start. */
+  private VersionMatch versions = VersionMatch.EXACT;
 
   @Override
   public ControlPlaneUpgradeResult upgrade(ControlPlaneUpgradeRequest request) {
@@ -101,6 +105,7 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
       cluster = request.cluster();
       template = request.template();
       children.begin(cluster, target());
+      versions = ClusterPreflight.versionMatch();
       status.begin(cluster, template, false);
       loop.begin(cluster, target(), request.window(), request.soakSeconds());
       ClusterInventory inventory =
@@ -200,7 +205,7 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
 
     for (MachineInfo m : controlPlanes) {
       NodeState state = byName.get(m.nodeName());
-      if (target().equals(state.kubeletVersion())) {
+      if (needsNoHostCheck(m, state.kubeletVersion())) {
         continue;
       }
       NodeUpgradeRequest child = requests.get(m.nodeName());
@@ -208,7 +213,7 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
           status.preflight("inspecting the host of " + m.nodeName(), UpgradeFailures.PREFLIGHT_FAILED,
               () -> hosts.inspectHost(new HostInspectRequest(
                   child.hostAccess(), child.distribution(), NodeRole.CONTROL_PLANE, child.profile(), child.artifacts())));
-      Optional<ApplicationFailure> refusal = NodePreflight.refusal(child, state, facts);
+      Optional<ApplicationFailure> refusal = NodePreflight.refusal(child, state, facts, versions);
       if (refusal.isPresent()) {
         throw status.refuse(refusal.get().getType(), refusal.get().getOriginalMessage());
       }
@@ -219,16 +224,27 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
 
     book.load(controlPlanes, List.of());
     for (MachineInfo m : controlPlanes) {
-      if (RunOrder.atTarget(m, observed.get(m.nodeName()), target())) {
+      if (RunOrder.atTarget(m, observed.get(m.nodeName()), target(), versions)) {
         book.alreadyAtTarget(m.nodeName(), target());
       }
     }
     return requests;
   }
 
+  /**
+   * Whether preflight skips the host inspection of a control plane: before parent-k0s-node-version
+   * when its kubelet reports the target; from it on only when the Machine is done ({@link
+   * RunOrder#atTarget}), since a k0s kubelet reports {@code +k0s} for every {@code +k0s.N}.
+   */
+  private boolean needsNoHostCheck(MachineInfo m, String kubeletVersion) {
+    return versions == VersionMatch.EXACT
+        ? target().equals(kubeletVersion)
+        : RunOrder.atTarget(m, kubeletVersion, target(), versions);
+  }
+
   /** The etcd snapshot on the first control-plane node, unless every one already runs the target. */
   private void snapshotEtcd(NodeUpgradeRequest first) {
-    if (!RunOrder.takesEtcdSnapshot(controlPlanes, observed, target())) {
+    if (!RunOrder.takesEtcdSnapshot(controlPlanes, observed, target(), versions)) {
       return;
     }
     String name = RunOrder.snapshotName(target());
@@ -279,7 +295,7 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
     }
     boolean applied =
         controlPlanes.stream()
-            .anyMatch(m -> target().equals(observed.get(m.nodeName()))
+            .anyMatch(m -> versions.runs(observed.get(m.nodeName()), target())
                 || book.status(m.nodeName()).phase() == NodePhase.UPGRADED);
     return request.withFirstControlPlane(!applied);
   }

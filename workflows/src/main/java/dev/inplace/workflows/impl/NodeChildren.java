@@ -52,8 +52,16 @@ final class NodeChildren {
    */
   static final String MACHINE_MARK_OWNER_CHANGE = "parent-machine-mark-owner";
 
+  /**
+   * Change ID: runs from this version on start each child with a static summary naming the node,
+   * its version before and after and its pool (or the control plane), and static details
+   * ({@link ChildRunDescription}). Older runs set a shorter summary and no details.
+   */
+  static final String CHILD_DESCRIPTIONS_CHANGE = "parent-child-descriptions";
+
   private final ClusterApiActivities localMachineMarks =
       Workflow.newLocalActivityStub(ClusterApiActivities.class, ActivityOptionsCatalog.machineMark());
+  private final String kind;
   private final ClusterApiActivities clusterApi;
   private final NodeBook book;
   private final NodeThreads threads;
@@ -64,18 +72,23 @@ final class NodeChildren {
   private ClusterApiActivities machineMarks;
   /** The value of this run's marks (its workflow ID), or null for runs from before owners; set in begin. */
   private String markOwner;
+  /** Whether children start with {@link ChildRunDescription}'s summary and details; set in begin. */
+  private boolean describeChildren;
   private ClusterRef cluster;
   private String target;
 
   /**
+   * @param kind the parent's kind ({@link RunSearchAttributes#KIND_CONTROL_PLANE} or {@link
+   *     RunSearchAttributes#KIND_WORKERS}), named in each child's static details
    * @param gate runs in the node's thread before anything is changed for it; an {@link
    *     ActivityFailure} fails the node with nothing changed (the control-plane health gate)
    * @param requests the child request for a node, built in the node's thread just before the child starts
    * @param warn adds a warning to the run's status
    */
   NodeChildren(
-      ClusterApiActivities clusterApi, NodeBook book, NodeThreads threads, Consumer<MachineInfo> gate,
+      String kind, ClusterApiActivities clusterApi, NodeBook book, NodeThreads threads, Consumer<MachineInfo> gate,
       Function<MachineInfo, NodeUpgradeRequest> requests, Consumer<String> warn) {
+    this.kind = kind;
     this.clusterApi = clusterApi;
     this.book = book;
     this.threads = threads;
@@ -95,6 +108,7 @@ final class NodeChildren {
     markOwner = Workflow.getVersion(MACHINE_MARK_OWNER_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1
         ? Workflow.getInfo().getWorkflowId()
         : null;
+    describeChildren = Workflow.getVersion(CHILD_DESCRIPTIONS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
   }
 
   /** Starts the node's thread; the caller has taken it off the book's queue. */
@@ -134,7 +148,8 @@ final class NodeChildren {
     try {
       machineMarks.markMachineUpgrading(new MachineMarkRequest(cluster.namespace(), machine.name(), true, markOwner));
       book.note(node, "upgrading: NodeUpgrade " + childId);
-      NodeUpgradeResult result = child(machine, childId).upgrade(requests.apply(machine));
+      NodeUpgradeRequest request = requests.apply(machine);
+      NodeUpgradeResult result = child(machine, childId, request).upgrade(request);
       book.upgraded(node, now(), result.alreadyAtTarget()
           ? "already at " + result.version()
           : "upgraded " + result.previousVersion() + " -> " + result.version());
@@ -214,7 +229,7 @@ final class NodeChildren {
     }
   }
 
-  private NodeUpgradeWorkflow child(MachineInfo machine, String childId) {
+  private NodeUpgradeWorkflow child(MachineInfo machine, String childId, NodeUpgradeRequest request) {
     io.temporal.common.SearchAttributes attributes =
         io.temporal.common.SearchAttributes.newBuilder()
             .set(RunSearchAttributes.CLUSTER, cluster.toString())
@@ -223,17 +238,22 @@ final class NodeChildren {
             .set(RunSearchAttributes.NODE, List.of(machine.nodeName()))
             .set(RunSearchAttributes.PHASE, RunPhase.UPGRADING.name())
             .build();
-    ChildWorkflowOptions options =
+    ChildWorkflowOptions.Builder options =
         ChildWorkflowOptions.newBuilder()
             .setWorkflowId(childId)
             // A retry after a failure reuses the ID; a node upgraded once is never upgraded again.
             .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY)
             // Cancelling or terminating the parent lets each child compensate.
             .setParentClosePolicy(ParentClosePolicy.PARENT_CLOSE_POLICY_REQUEST_CANCEL)
-            .setTypedSearchAttributes(attributes)
-            .setStaticSummary("Upgrade " + machine.nodeName() + " (" + machine.name() + ") to " + target)
-            .build();
-    return Workflow.newChildWorkflowStub(NodeUpgradeWorkflow.class, options);
+            .setTypedSearchAttributes(attributes);
+    if (describeChildren) {
+      ChildRunDescription description = ChildRunDescription.of(
+          machine, request, kind, Workflow.getInfo().getWorkflowId());
+      options.setStaticSummary(description.summary()).setStaticDetails(description.details());
+    } else {
+      options.setStaticSummary("Upgrade " + machine.nodeName() + " (" + machine.name() + ") to " + target);
+    }
+    return Workflow.newChildWorkflowStub(NodeUpgradeWorkflow.class, options.build());
   }
 
   private static long now() {

@@ -5,6 +5,7 @@ import dev.inplace.workflows.api.ArtifactRules;
 import dev.inplace.workflows.api.HostActivities.HostFacts;
 import dev.inplace.workflows.api.HostActivities.InstalledFile;
 import dev.inplace.workflows.api.KubeVersion;
+import dev.inplace.workflows.api.MachineInfo;
 import dev.inplace.workflows.api.NodeActivities.NodeState;
 import dev.inplace.workflows.api.NodeActivities.NodeVersions;
 import dev.inplace.workflows.api.NodeUpgradeRequest;
@@ -23,10 +24,11 @@ final class NodePreflight {
   private NodePreflight() {}
 
   /**
-   * How a Node's reported kubelet version is held against the release: {@link #EXACT} (runs before
-   * node-upgrade-k0s-node-version, and the parents), or {@link #AS_REPORTED}, where a k0s Node's
-   * {@code vX.Y.Z+k0s} runs every {@code vX.Y.Z+k0s.N} ({@link KubeVersion#nodeRuns}); the
-   * installed digests then tell the builds apart.
+   * How a Node's reported kubelet version is held against the release: {@link #EXACT} (NodeUpgrade
+   * runs before node-upgrade-k0s-node-version, parent runs before parent-k0s-node-version), or
+   * {@link #AS_REPORTED}, where a k0s Node's {@code vX.Y.Z+k0s} runs every {@code vX.Y.Z+k0s.N}
+   * ({@link KubeVersion#nodeRuns}); the installed digests (NodeUpgrade) or the Machine's
+   * spec.version (parents) then tell the builds apart.
    */
   enum VersionMatch {
     EXACT,
@@ -34,6 +36,13 @@ final class NodePreflight {
 
     boolean runs(String nodeVersion, String release) {
       return this == EXACT ? release.equals(nodeVersion) : KubeVersion.nodeRuns(nodeVersion, release);
+    }
+
+    /** Whether a Machine is done at the release: its Node runs it and its Machine records it. */
+    boolean machineAt(MachineInfo m, String nodeVersion, String release) {
+      return this == EXACT
+          ? release.equals(nodeVersion) && release.equals(m.version())
+          : KubeVersion.machineAt(m.version(), nodeVersion, release);
     }
   }
 

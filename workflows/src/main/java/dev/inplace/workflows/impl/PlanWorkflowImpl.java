@@ -22,6 +22,7 @@ import dev.inplace.workflows.api.PlanWorkflow;
 import dev.inplace.workflows.api.UpgradePlan;
 import dev.inplace.workflows.api.UpgradePlan.Finding;
 import dev.inplace.workflows.failure.UpgradeFailures;
+import dev.inplace.workflows.impl.NodePreflight.VersionMatch;
 import dev.inplace.workflows.options.ActivityOptionsCatalog;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Async;
@@ -52,6 +53,8 @@ public class PlanWorkflowImpl implements PlanWorkflow {
   @Override
   public UpgradePlan plan(PlanRequest request) {
     validate(request);
+    // The rule of the runs this plan stands for (parent-k0s-node-version); plans recorded before it compare exactly.
+    VersionMatch versions = ClusterPreflight.versionMatch();
     ClusterInventory inventory;
     try {
       inventory = clusterApi.describeCluster(request.cluster());
@@ -75,7 +78,7 @@ public class PlanWorkflowImpl implements PlanWorkflow {
         }
       }
     }
-    List<PlanSlot> slots = UpgradePlanner.slots(request, inventory, kubelets);
+    List<PlanSlot> slots = UpgradePlanner.slots(request, inventory, kubelets, versions);
 
     Map<String, Promise<HostFacts>> inspections = new LinkedHashMap<>();
     if (request.inspectHosts()) {
@@ -108,7 +111,7 @@ public class PlanWorkflowImpl implements PlanWorkflow {
     long now = Workflow.currentTimeMillis();
     UpgradePlanner.Observations seen = new UpgradePlanner.Observations(
         states, nodesError, request.inspectHosts(), facts, hostErrors, budgets, budgetsError);
-    List<Finding> findings = UpgradePlanner.findings(request, inventory, slots, seen, now);
+    List<Finding> findings = UpgradePlanner.findings(request, inventory, slots, seen, now, versions);
     UpgradePlan plan = UpgradePlanner.assemble(request, slots, rendered, findings, request.inspectHosts(), now);
     log.info("plan {}: {}", Workflow.getInfo().getWorkflowId(), plan.summary());
     return plan;

@@ -3,6 +3,7 @@ package dev.inplace.workflows.impl;
 import dev.inplace.workflows.api.ClusterInventory;
 import dev.inplace.workflows.api.MachineInfo;
 import dev.inplace.workflows.api.NodeRole;
+import dev.inplace.workflows.impl.NodePreflight.VersionMatch;
 import java.util.List;
 import java.util.Map;
 
@@ -45,12 +46,31 @@ public final class RunOrder {
     return ClusterPreflight.atTarget(m, kubeletVersion, target);
   }
 
+  /** As above, with the run's version rule ({@link ClusterPreflight#versionMatch}). */
+  static boolean atTarget(MachineInfo m, String kubeletVersion, String target, VersionMatch match) {
+    return ClusterPreflight.atTarget(m, kubeletVersion, target, match);
+  }
+
   /**
    * Whether ControlPlaneUpgrade takes its etcd snapshot: unless every control plane's kubelet
    * (as observed, by node name) runs the target already. It is taken on the first control plane.
    */
   public static boolean takesEtcdSnapshot(List<MachineInfo> controlPlanes, Map<String, String> kubelets, String target) {
-    return !controlPlanes.stream().allMatch(m -> target.equals(kubelets.get(m.nodeName())));
+    return takesEtcdSnapshot(controlPlanes, kubelets, target, VersionMatch.EXACT);
+  }
+
+  /**
+   * As above, with the run's version rule. With {@link VersionMatch#AS_REPORTED} the snapshot is
+   * skipped only when every control plane is done ({@link #atTarget}): a k0s kubelet reports {@code
+   * +k0s} for {@code +k0s.0} and {@code +k0s.1} alike, so the kubelets alone cannot say nothing will
+   * change.
+   */
+  static boolean takesEtcdSnapshot(
+      List<MachineInfo> controlPlanes, Map<String, String> kubelets, String target, VersionMatch match) {
+    if (match == VersionMatch.EXACT) {
+      return !controlPlanes.stream().allMatch(m -> target.equals(kubelets.get(m.nodeName())));
+    }
+    return !controlPlanes.stream().allMatch(m -> atTarget(m, kubelets.get(m.nodeName()), target, match));
   }
 
   /** {@code inplace-pre-v1-31-2-k3s1}, the etcd snapshot's name. */

@@ -19,6 +19,7 @@ import dev.inplace.workflows.api.UpgradePlan.Finding;
 import dev.inplace.workflows.api.UpgradePlan.Severity;
 import dev.inplace.workflows.api.UpgradePlan.Wave;
 import dev.inplace.workflows.failure.UpgradeFailures;
+import dev.inplace.workflows.impl.NodePreflight.VersionMatch;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
 import java.time.Instant;
@@ -85,6 +86,16 @@ public final class UpgradePlanner {
    * report (by node name); a Machine not in it counts with the version its inventory mirrors.
    */
   public static List<PlanSlot> slots(PlanRequest request, ClusterInventory inventory, Map<String, String> kubelets) {
+    return slots(request, inventory, kubelets, VersionMatch.AS_REPORTED);
+  }
+
+  /**
+   * As above, holding versions against the target by {@code match}: the rule of the runs the plan
+   * stands for (the Plan workflow's own {@link ClusterPreflight#versionMatch}; the newest rule
+   * outside a workflow).
+   */
+  static List<PlanSlot> slots(
+      PlanRequest request, ClusterInventory inventory, Map<String, String> kubelets, VersionMatch match) {
     String target = request.template().targetVersion();
     List<PlanSlot> slots = new ArrayList<>();
     int order = 0;
@@ -95,11 +106,12 @@ public final class UpgradePlanner {
       for (MachineInfo m : controlPlanes) {
         observed.put(m.nodeName(), kubelets.getOrDefault(m.nodeName(), m.kubeletVersion()));
       }
-      boolean snapshotPending = !controlPlanes.isEmpty() && RunOrder.takesEtcdSnapshot(controlPlanes, observed, target);
+      boolean snapshotPending =
+          !controlPlanes.isEmpty() && RunOrder.takesEtcdSnapshot(controlPlanes, observed, target, match);
       boolean applyPending = request.template().distribution().hasUpgradeCommand()
-          && controlPlanes.stream().noneMatch(m -> target.equals(observed.get(m.nodeName())));
+          && controlPlanes.stream().noneMatch(m -> match.runs(observed.get(m.nodeName()), target));
       for (MachineInfo m : controlPlanes) {
-        boolean upgrade = !RunOrder.atTarget(m, observed.get(m.nodeName()), target);
+        boolean upgrade = !RunOrder.atTarget(m, observed.get(m.nodeName()), target, match);
         if (!upgrade) {
           slots.add(new PlanSlot(++order, 0, CONTROL_PLANE, m, false, false, null, null));
           continue;
@@ -123,7 +135,7 @@ public final class UpgradePlanner {
         int index = 0;
         for (MachineInfo m : machines) {
           // As WorkersUpgrade decides: the inventory's kubelet version (the control plane's gate ran before).
-          boolean upgrade = !RunOrder.atTarget(m, m.kubeletVersion(), target);
+          boolean upgrade = !RunOrder.atTarget(m, m.kubeletVersion(), target, match);
           int w = upgrade ? after + index++ / window + 1 : 0;
           wave = Math.max(wave, w);
           slots.add(new PlanSlot(++order, w, pool, m, upgrade, false, null, null));
@@ -136,6 +148,13 @@ public final class UpgradePlanner {
   /** The preflight findings: what the run would refuse (errors), what would slow it (warnings), notes. */
   public static List<Finding> findings(
       PlanRequest request, ClusterInventory inventory, List<PlanSlot> slots, Observations seen, long nowMillis) {
+    return findings(request, inventory, slots, seen, nowMillis, VersionMatch.AS_REPORTED);
+  }
+
+  /** As above, with the version rule of {@link #slots(PlanRequest, ClusterInventory, Map, VersionMatch)}. */
+  static List<Finding> findings(
+      PlanRequest request, ClusterInventory inventory, List<PlanSlot> slots, Observations seen, long nowMillis,
+      VersionMatch match) {
     String target = request.template().targetVersion();
     List<Finding> findings = new ArrayList<>();
     if (request.scope().controlPlane()) {
@@ -159,11 +178,11 @@ public final class UpgradePlanner {
             .ifPresent(why -> findings.add(error(UpgradeFailures.UNSUPPORTED_VERSION_SKEW, null, pool + ": " + why)));
       }
       if (request.scope() == dev.inplace.workflows.api.PlanWorkflow.PlanScope.WORKERS) {
-        ClusterPreflight.controlPlaneBehind(RunOrder.controlPlanes(inventory), target)
+        ClusterPreflight.controlPlaneBehind(RunOrder.controlPlanes(inventory), target, match)
             .ifPresent(why -> findings.add(error(UpgradeFailures.UNSUPPORTED_VERSION_SKEW, null, why)));
       }
     }
-    nodeFindings(request, slots, seen, findings);
+    nodeFindings(request, slots, seen, findings, match);
     budgetFindings(request, seen, findings);
     if (request.window() != null) {
       Duration wait = request.window().waitFrom(nowMillis);
@@ -178,7 +197,8 @@ public final class UpgradePlanner {
     return findings;
   }
 
-  private static void nodeFindings(PlanRequest request, List<PlanSlot> slots, Observations seen, List<Finding> findings) {
+  private static void nodeFindings(
+      PlanRequest request, List<PlanSlot> slots, Observations seen, List<Finding> findings, VersionMatch match) {
     Map<String, NodeState> states = new LinkedHashMap<>();
     if (seen.nodes() != null) {
       seen.nodes().nodes().forEach(s -> states.put(s.nodeName(), s));
@@ -224,7 +244,7 @@ public final class UpgradePlanner {
         continue;
       }
       NodeState state = states.getOrDefault(node, new NodeState(node, true, false, m.kubeletVersion(), null));
-      Optional<ApplicationFailure> refusal = NodePreflight.refusal(child, state, facts);
+      Optional<ApplicationFailure> refusal = NodePreflight.refusal(child, state, facts, match);
       refusal.ifPresent(f -> findings.add(error(f.getType(), node, f.getOriginalMessage())));
       if (refusal.isEmpty()) {
         findings.add(new Finding(Severity.INFO, "HostInspected", node, "host " + node + ": " + facts.arch() + ", "

@@ -23,6 +23,7 @@ import dev.inplace.workflows.api.UpgradeProgress;
 import dev.inplace.workflows.api.UpgradeProgress.RunPhase;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
 import dev.inplace.workflows.failure.UpgradeFailures;
+import dev.inplace.workflows.impl.NodePreflight.VersionMatch;
 import dev.inplace.workflows.options.ActivityOptionsCatalog;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.CanceledFailure;
@@ -69,13 +70,15 @@ public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
   private final PoolRules rules = new PoolRules(book);
   private final RunStatus status = new RunStatus(RunSearchAttributes.KIND_WORKERS, book, rules, threads);
   private final NodeChildren children = new NodeChildren(
-      clusterApi, book, threads, m -> {}, this::requestFor, status::warn);
+      RunSearchAttributes.KIND_WORKERS, clusterApi, book, threads, m -> {}, this::requestFor, status::warn);
   private final NodeLoop loop = new NodeLoop(book, threads, rules, status, children);
   private final OperatorControls controls = new OperatorControls(RunSearchAttributes.KIND_WORKERS, book, rules, threads);
   private final int configuredHistoryLimit;
   private ClusterRef cluster;
   private NodeUpgradeTemplate template;
   private int runs = 1;
+  /** How this run holds versions against the target ({@link ClusterPreflight#versionMatch}); set in begin. */
+  private VersionMatch versions = VersionMatch.EXACT;
 
   public WorkersUpgradeWorkflowImpl() {
     this(DEFAULT_HISTORY_LIMIT);
@@ -122,6 +125,7 @@ public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
     cluster = request.cluster();
     template = request.template();
     children.begin(cluster, target());
+    versions = ClusterPreflight.versionMatch();
     status.begin(cluster, template, resumed);
     loop.begin(cluster, target(), request.window(), request.soakSeconds());
   }
@@ -194,7 +198,7 @@ public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
 
     book.load(pool, List.of());
     for (MachineInfo m : pool) {
-      if (RunOrder.atTarget(m, m.kubeletVersion(), target())) {
+      if (RunOrder.atTarget(m, m.kubeletVersion(), target(), versions)) {
         book.alreadyAtTarget(m.nodeName(), target());
       }
     }
@@ -202,7 +206,7 @@ public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
 
   /** A kubelet must never be newer than the apiserver: every control-plane node runs the target. */
   private void requireControlPlaneAtTarget(List<MachineInfo> controlPlanes) {
-    ClusterPreflight.controlPlaneBehind(controlPlanes, target())
+    ClusterPreflight.controlPlaneBehind(controlPlanes, target(), versions)
         .ifPresent(why -> {
           throw status.refuse(UpgradeFailures.UNSUPPORTED_VERSION_SKEW, why);
         });

@@ -40,4 +40,15 @@ class KubeVersionTest {
     assertFalse(KubeVersion.nodeRuns("v1.31.2+k3s1", "v1.31.2+k3s2"));
     assertFalse(KubeVersion.nodeRuns(null, "v1.31.2+k0s.0"));
   }
+
+  @Test
+  void aMachineIsDoneWhenItsNodeRunsTheReleaseAndItsMachineRecordsThatBuild() {
+    assertTrue(KubeVersion.machineAt("v1.31.2+k0s.1", "v1.31.2+k0s", "v1.31.2+k0s.1"));
+    assertTrue(KubeVersion.machineAt("v1.31.2+k3s1", "v1.31.2+k3s1", "v1.31.2+k3s1"));
+    // The Node reports +k0s for .0 and .1 alike: the Machine's spec.version tells them apart.
+    assertFalse(KubeVersion.machineAt("v1.31.2+k0s.0", "v1.31.2+k0s", "v1.31.2+k0s.1"));
+    assertFalse(KubeVersion.machineAt("v1.31.2+k0s.1", "v1.30.6+k0s", "v1.31.2+k0s.1"));
+    assertFalse(KubeVersion.machineAt("", "v1.31.2+k0s", "v1.31.2+k0s.1"));
+    assertFalse(KubeVersion.machineAt(null, "v1.31.2+k3s1", "v1.31.2+k3s1"));
+  }
 }

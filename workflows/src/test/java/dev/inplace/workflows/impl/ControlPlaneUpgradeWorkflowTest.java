@@ -214,7 +214,7 @@ class ControlPlaneUpgradeWorkflowTest {
     assertEquals("fleet/edge-1", attributes.get(CLUSTER));
     assertEquals(TO, attributes.get(TARGET_VERSION));
     assertEquals("UPGRADING", attributes.get(PHASE));
-    assertEquals("Upgrade cp-2 (edge-1-cp-2) to " + TO, child.getStaticSummary());
+    assertEquals("Upgrade cp-2 (edge-1-cp-2) " + FROM + " -> " + TO + ", control plane", child.getStaticSummary());
     assertEquals(workflowId, child.getParentExecution().getWorkflowId());
   }
 

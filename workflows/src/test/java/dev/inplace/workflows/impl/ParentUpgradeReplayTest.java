@@ -1,5 +1,6 @@
 package dev.inplace.workflows.impl;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,6 +9,8 @@ import dev.inplace.workflows.testing.HistoryFixtures;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -73,6 +76,26 @@ class ParentUpgradeReplayTest {
     assertTrue(String.valueOf(rootOf(e).getMessage()).toLowerCase().contains("nondetermin")
             || rootOf(e).getClass().getSimpleName().contains("NonDeterministic"),
         "expected a non-determinism error, got " + rootOf(e));
+  }
+
+  /**
+   * The fixtures recorded for a versioned branch of the parents (file, change ID): each replays and
+   * carries its change's marker, so the branch it was recorded for is the one replayed.
+   */
+  static Stream<Arguments> versionedBranches() {
+    return Stream.of(
+        Arguments.of("cp-upgrade-k0s-next-build.json", ClusterPreflight.K0S_NODE_VERSION_CHANGE),
+        Arguments.of("workers-upgrade-k0s-next-build.json", ClusterPreflight.K0S_NODE_VERSION_CHANGE),
+        Arguments.of("cp-upgrade-child-descriptions.json", NodeChildren.CHILD_DESCRIPTIONS_CHANGE),
+        Arguments.of("workers-upgrade-child-descriptions.json", NodeChildren.CHILD_DESCRIPTIONS_CHANGE));
+  }
+
+  @ParameterizedTest
+  @MethodSource("versionedBranches")
+  void theFixtureOfAVersionedBranchReplaysWithItsMarker(String file, String changeId) throws Exception {
+    Path history = HistoryFixtures.DIR.resolve(file);
+    assertEquals(1, HistoryFixtures.versionMarkers(HistoryFixtures.read(history)).get(changeId), file);
+    HistoryFixtures.replay(history, implementationFor(history));
   }
 
   private static Throwable rootOf(Throwable e) {

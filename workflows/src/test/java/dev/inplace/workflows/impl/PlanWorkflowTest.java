@@ -159,6 +159,54 @@ class PlanWorkflowTest {
     HistoryFixtures.record(env, workflowId, execution.getRunId(), "plan-cluster-inspected.json");
   }
 
+  /**
+   * A k0s cluster to {@code v1.31.2+k0s.1} whose controllers are done (Nodes report {@code
+   * v1.31.2+k0s}): the workers plan is not refused as if the control plane were behind, and a
+   * worker whose Machine records the release is not planned (change parent-k0s-node-version).
+   */
+  private PlanRequest k0sWorkersPlan() {
+    List<dev.inplace.workflows.api.MachineInfo> machines = new java.util.ArrayList<>();
+    for (int i = 1; i <= 3; i++) {
+      machines.add(K0sParentUpgradeTest.machine("cp-" + i, dev.inplace.workflows.api.NodeRole.CONTROL_PLANE,
+          K0sParentUpgradeTest.TO, K0sParentUpgradeTest.REPORTED));
+    }
+    machines.add(K0sParentUpgradeTest.machine(POOL + "-1", dev.inplace.workflows.api.NodeRole.WORKER,
+        K0sParentUpgradeTest.PREVIOUS_BUILD, K0sParentUpgradeTest.REPORTED));
+    machines.add(K0sParentUpgradeTest.machine(POOL + "-2", dev.inplace.workflows.api.NodeRole.WORKER,
+        K0sParentUpgradeTest.TO, K0sParentUpgradeTest.REPORTED));
+    doReturn(inventory(machines)).when(capi).describeCluster(any());
+    org.mockito.Mockito.doAnswer(call -> {
+      NodeActivities.NodesRequest r = call.getArgument(0);
+      return new NodesState(r.nodeNames().stream().map(n -> Fixtures.readyAt(n, K0sParentUpgradeTest.REPORTED)).toList(),
+          List.of());
+    }).when(nodes).inspectNodes(any());
+    doReturn(K0sNodeUpgradeWorkflowTest.hostWithOldRelease()).when(hosts).inspectHost(any());
+    return new PlanRequest(Fixtures.CLUSTER, K0sParentUpgradeTest.k0sTemplate(), PlanScope.WORKERS, List.of(POOL), "1",
+        null, true);
+  }
+
+  @Test
+  void aK0sWorkersPlanToAPlusK0sOneReleaseIsNotRefusedAndLeavesDoneNodesOut(TestWorkflowEnvironment env, Worker worker) {
+    PlanRequest request = k0sWorkersPlan();
+    UpgradePlan plan = start(env, worker).plan(request);
+    assertFalse(plan.refused(), plan.findings().toString());
+    assertEquals(List.of(UpgradePlan.UPGRADE, UpgradePlan.ALREADY_AT_TARGET),
+        plan.nodes().stream().map(UpgradePlan.PlannedNode::action).toList());
+    verify(hosts, times(1)).inspectHost(argThat(r -> r.host().nodeName().equals(POOL + "-1")));
+  }
+
+  /** Records the plan history of change parent-k0s-node-version (run with {@code -Dhistories.update=true}). */
+  @Test
+  @EnabledIfSystemProperty(named = "histories.update", matches = "true")
+  void recordK0sNextBuildHistory(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    HistoryFixtures.assumeNotRecorded("plan-k0s-next-build.json");
+    PlanRequest request = k0sWorkersPlan();
+    PlanWorkflow stub = start(env, worker);
+    var execution = WorkflowClient.start(stub::plan, request);
+    assertFalse(env.getWorkflowClient().newUntypedWorkflowStub(workflowId).getResult(UpgradePlan.class).refused());
+    HistoryFixtures.record(env, workflowId, execution.getRunId(), "plan-k0s-next-build.json");
+  }
+
   static Stream<java.nio.file.Path> histories() throws Exception {
     return HistoryFixtures.withPrefix("plan-").stream();
   }

@@ -33,12 +33,14 @@ class VersionedBranchesTest {
       new Change(NodeChildren.MACHINE_MARK_OWNER_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
       new Change(ControlPlaneUpgradeWorkflowImpl.PAUSE_CONTROL_PLANE_CHANGE, 2, List.of("cp-upgrade-")),
       new Change(NodeUpgradeWorkflowImpl.CATALOGUE_RULES_CHANGE, 1, List.of("node-upgrade-")),
-      new Change(NodeUpgradeWorkflowImpl.K0S_NODE_VERSION_CHANGE, 1, List.of("node-upgrade-")));
+      new Change(NodeUpgradeWorkflowImpl.K0S_NODE_VERSION_CHANGE, 1, List.of("node-upgrade-")),
+      new Change(ClusterPreflight.K0S_NODE_VERSION_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-", "plan-")),
+      new Change(NodeChildren.CHILD_DESCRIPTIONS_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")));
 
   /** The classes of the workflow implementations that may declare change IDs. */
   static final List<Class<?>> IMPLEMENTATIONS = List.of(
       NodeUpgradeWorkflowImpl.class, NodeChildren.class, NodeLoop.class, ControlPlaneUpgradeWorkflowImpl.class,
-      WorkersUpgradeWorkflowImpl.class, PlanWorkflowImpl.class);
+      WorkersUpgradeWorkflowImpl.class, PlanWorkflowImpl.class, ClusterPreflight.class);
 
   @Test
   void everyDeclaredChangeIdIsCovered() throws Exception {
@@ -87,6 +89,9 @@ class VersionedBranchesTest {
   private static List<Path> replayed(String prefix) throws Exception {
     if (prefix.startsWith("node-upgrade-")) {
       return NodeUpgradeReplayTest.histories();
+    }
+    if (prefix.startsWith("plan-")) {
+      return PlanWorkflowTest.histories().toList();
     }
     return ParentUpgradeReplayTest.histories().stream()
         .filter(p -> p.getFileName().toString().startsWith(prefix))
