@@ -168,8 +168,8 @@ final class UpdateMachineHook {
       return inProgress(settings, "run " + id + " completed; cannot read Node " + nodeName + " yet ("
           + e.getClass().getSimpleName() + ")");
     }
-    if (kubelet.isPresent() && KubeVersion.isValid(kubelet.get())
-        && KubeVersion.parse(kubelet.get()).compareTo(KubeVersion.parse(target)) == 0) {
+    // nodeRuns: a k0s Node reports v1.31.2+k0s for every release v1.31.2+k0s.N (docs/k0s.md).
+    if (kubelet.isPresent() && KubeVersion.nodeRuns(kubelet.get(), target)) {
       ObjectNode done = Hooks.response(Hooks.UPDATE_MACHINE, Hooks.SUCCESS, "node " + nodeName + " runs " + target);
       done.put("retryAfterSeconds", 0);
       return done;
@@ -228,9 +228,8 @@ final class UpdateMachineHook {
         .withMarkMachine(true);
     if (controlPlane && distribution.hasUpgradeCommand()) {
       // kubeadm: the first control plane to move runs `kubeadm upgrade apply`; KCP moves them one at a time.
-      KubeVersion wanted = KubeVersion.parse(target);
       boolean first = nodes.otherControlPlaneVersions(cluster, nodeName).stream()
-          .noneMatch(v -> KubeVersion.isValid(v) && KubeVersion.parse(v).compareTo(wanted) == 0);
+          .noneMatch(v -> KubeVersion.nodeRuns(v, target));
       upgrade = upgrade.withFirstControlPlane(first);
     }
     return upgrade;

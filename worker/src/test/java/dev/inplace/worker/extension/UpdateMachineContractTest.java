@@ -192,6 +192,25 @@ class UpdateMachineContractTest {
   }
 
   @Test
+  void aK0sNodeReportingPlusK0sIsDoneAtTheReleasePlusK0sOne() throws Exception {
+    String release = "v1.31.2+k0s.1";
+    ((ObjectNode) request.path("desired").path("machine").path("spec")).put("version", release);
+    runs.runs.put(runId(), new NodeRuns.Run(NodeRuns.State.COMPLETED, "", true));
+    nodes.kubelets.put("cp-0", "v1.31.2+k0s");
+
+    ObjectNode done = hook.handle(request);
+
+    assertEquals("Success", done.get("status").asText(), done.toString());
+    assertEquals(0, done.get("retryAfterSeconds").asInt());
+    assertEquals("node cp-0 runs " + release, done.get("message").asText());
+
+    nodes.kubelets.put("cp-0", "v1.31.1+k0s");
+    ObjectNode behind = hook.handle(request);
+    assertShape("update-machine-response-failed.json", behind);
+    assertTrue(behind.get("message").asText().contains("reports kubelet v1.31.1+k0s"), behind.toString());
+  }
+
+  @Test
   void aRunThatChangedTheNodeAndWasRolledBackIsAFailureAndNotRetriedForTheSameSpec() throws Exception {
     runs.runs.put(runId(), new NodeRuns.Run(NodeRuns.State.FAILED,
         "ServiceRestartFailed: restart failed: k3s did not start; rolled back to v1.30.6+k3s1", true));

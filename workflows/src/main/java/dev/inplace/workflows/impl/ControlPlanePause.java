@@ -6,9 +6,11 @@ import dev.inplace.workflows.api.ClusterApiActivities.ControlPlaneVersionRequest
 import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.NodePhase;
 import dev.inplace.workflows.api.ObjectRef;
+import dev.inplace.workflows.failure.UpgradeFailures;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Workflow;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
 
 /**
  * The control-plane object's pause for a ControlPlaneUpgrade run: whether this run's version pauses
@@ -16,6 +18,7 @@ import java.util.function.Consumer;
  * record the version does with it.
  */
 final class ControlPlanePause {
+  private static final Logger log = Workflow.getLogger(ControlPlanePause.class);
   private final ClusterApiActivities clusterApi;
   private final NodeBook book;
   /** This run's version of the change (decided once, after the snapshot). */
@@ -38,8 +41,27 @@ final class ControlPlanePause {
     return version >= 1;
   }
 
-  void paused() {
-    paused = true;
+  /**
+   * Pauses the control-plane object for the run (before any Machine records the new version), so
+   * its controller never sees an upgraded Machine as outdated and replaces it. Recording the
+   * version at the end unpauses it. Refuses the run, having changed nothing, if the pause fails.
+   */
+  void pause(ClusterRef cluster, ObjectRef controlPlane, String target, RunStatus status) {
+    if (book.nextPending().isEmpty()) {
+      return; // every control plane already runs the target: nothing will race
+    }
+    try {
+      BookkeepingResult done = clusterApi.pauseControlPlane(new ControlPlaneVersionRequest(
+          cluster.namespace(), controlPlane, target, Workflow.getInfo().getWorkflowId()));
+      paused = true;
+      log.info("{} {}: {}", controlPlane.kind(), controlPlane.name(),
+          done == null || done.patches().isEmpty() ? "already paused" : String.join("; ", done.patches()));
+    } catch (ActivityFailure e) {
+      Failures.rethrowIfCancelled(e);
+      throw status.refuse(Failures.typeOf(e, UpgradeFailures.KUBERNETES_API_ERROR),
+          "could not pause " + controlPlane.kind() + " " + controlPlane.name() + ": " + Failures.describe(e)
+              + "; nothing was changed");
+    }
   }
 
   boolean leftPaused() {

@@ -117,7 +117,7 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
         snapshotEtcd(requests.get(controlPlanes.get(0).nodeName()));
         pause.version(Workflow.getVersion(PAUSE_CONTROL_PLANE_CHANGE, Workflow.DEFAULT_VERSION, 2));
         if (pause.pausesForTheRun()) {
-          pauseControlPlane(inventory.controlPlane());
+          pause.pause(cluster(), inventory.controlPlane(), target(), status);
         }
       }
       loop.run();
@@ -305,29 +305,6 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
   }
 
   // ---- end --------------------------------------------------------------------------------------
-
-  /**
-   * Pauses the control-plane object for the run (before any Machine records the new version), so
-   * its controller never sees an upgraded Machine as outdated and replaces it. Recording the
-   * version at the end unpauses it.
-   */
-  private void pauseControlPlane(ObjectRef controlPlane) {
-    if (book.nextPending().isEmpty()) {
-      return; // every control plane already runs the target: nothing will race
-    }
-    try {
-      BookkeepingResult done = clusterApi.pauseControlPlane(
-          new ControlPlaneVersionRequest(cluster().namespace(), controlPlane, target(), Workflow.getInfo().getWorkflowId()));
-      pause.paused();
-      log.info("{} {}: {}", controlPlane.kind(), controlPlane.name(),
-          done == null || done.patches().isEmpty() ? "already paused" : String.join("; ", done.patches()));
-    } catch (ActivityFailure e) {
-      Failures.rethrowIfCancelled(e);
-      throw status.refuse(Failures.typeOf(e, UpgradeFailures.KUBERNETES_API_ERROR),
-          "could not pause " + controlPlane.kind() + " " + controlPlane.name() + ": " + Failures.describe(e)
-              + "; nothing was changed");
-    }
-  }
 
   private void recordVersion(ObjectRef controlPlane) {
     String object = controlPlane.kind() + " " + controlPlane.name();
