@@ -137,9 +137,15 @@ public final class HostActivitiesImpl implements HostActivities {
               toCheck.add(a);
             }
           }
+          // The staging scripts only hash and rename: each gets a script's bound (the connector's
+          // command timeout), not the half hour the uploads have, so a hung one is cut and the step
+          // retried within minutes (found by the chaos campaign, docs/reliability.md).
+          Duration scriptCap = ssh.options().commandTimeout();
           ScriptOutput observed =
               conn.run(
-                  scripts.stagePrepare(profile, toCheck), UpgradeFailures.REMOTE_COMMAND_FAILED);
+                  scripts.stagePrepare(profile, toCheck),
+                  UpgradeFailures.REMOTE_COMMAND_FAILED,
+                  scriptCap);
           Set<String> present = new HashSet<>(observed.values("staged"));
           present.addAll(observed.values("installed"));
           Map<String, PartialUpload.Partial> partials =
@@ -159,7 +165,9 @@ public final class HostActivitiesImpl implements HostActivities {
             long sent =
                 conn.upload(local, HostScripts.partPath(profile, a), offset, heartbeat::uploading);
             conn.run(
-                scripts.stageCommit(profile, List.of(a)), UpgradeFailures.ARTIFACT_DIGEST_MISMATCH);
+                scripts.stageCommit(profile, List.of(a)),
+                UpgradeFailures.ARTIFACT_DIGEST_MISMATCH,
+                scriptCap);
             uploaded.add(a.name());
             heartbeat.finished(a.name(), sent);
           }

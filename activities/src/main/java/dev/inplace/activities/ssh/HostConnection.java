@@ -76,8 +76,17 @@ public final class HostConnection implements AutoCloseable {
    * HostUnreachable}.
    */
   public ScriptOutput run(RemoteScript script, String failureType) {
+    return run(script, failureType, null);
+  }
+
+  /**
+   * As {@link #run(RemoteScript, String)}, with the script bounded by {@code cap} when that is
+   * shorter than what is left of the step's budget: for a short script inside a long activity (the
+   * staging checks between uploads), whose budget is the uploads', not the script's.
+   */
+  public ScriptOutput run(RemoteScript script, String failureType, java.time.Duration cap) {
     try {
-      return shell.run(script, failureType);
+      return shell.run(script, failureType, cap);
     } catch (ApplicationFailure e) {
       if (UpgradeFailures.HOST_UNREACHABLE.equals(e.getType())) {
         broken = true;

@@ -45,10 +45,21 @@ final class RemoteShell {
    * @param failureType the failure type of a non-zero exit or a timeout
    */
   ScriptOutput run(RemoteScript script, String failureType) {
+    return run(script, failureType, null);
+  }
+
+  /**
+   * As {@link #run(RemoteScript, String)}, the script bounded by {@code cap} when that is shorter than
+   * what is left of the step's budget ({@code null}: no cap).
+   */
+  ScriptOutput run(RemoteScript script, String failureType, Duration cap) {
     OutputCapture stdout = new OutputCapture(OUTPUT_LIMIT, false);
     OutputCapture stderr = new OutputCapture(OUTPUT_LIMIT, true);
     Integer exit;
     Duration timeout = deadline.remaining();
+    if (cap != null && cap.compareTo(timeout) < 0) {
+      timeout = cap;
+    }
     try (Session session = sessions.start()) {
       Session.Command command = session.exec(sudo ? "sudo -n bash -s" : "bash -s");
       Thread out = pump(command.getInputStream(), stdout, script.name() + "-stdout");

@@ -9,7 +9,8 @@ import java.time.Duration;
  * @param readTimeout how long to wait for the server during key exchange, authentication and
  *     channel setup
  * @param commandTimeout bound of the scripts on a connection opened outside an activity; inside an
- *     activity they are bounded by what is left of its start-to-close timeout instead
+ *     activity they are bounded by what is left of its start-to-close timeout instead, except the
+ *     staging scripts, bounded by this too (their activity's half hour is for the uploads)
  * @param keepAliveInterval how often an idle connection sends a keep-alive
  * @param idleTimeout how long a connection no step uses is kept for the host's next step (zero:
  *     every step connects anew)

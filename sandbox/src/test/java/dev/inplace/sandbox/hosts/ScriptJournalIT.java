@@ -55,6 +55,8 @@ class ScriptJournalIT {
   private static final String VERSION = "v1.30.4+k3s1";
   private static final String TARGET = "v1.31.2+k3s1";
   private static final String TASK_QUEUE = "journal-it";
+  /** The connector's bound of one staging script (the product's default is two minutes). */
+  private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(10);
 
   /** Runs one host step with retries; a heartbeat timeout cuts an attempt that never answers. */
   @WorkflowInterface
@@ -119,7 +121,12 @@ class ScriptJournalIT {
             Map.of(SshSettings.PRIVATE_KEY_DATA_KEY, hosts.clientPrivateKey().getBytes(StandardCharsets.UTF_8)),
             "known-hosts",
             Map.of(SshSettings.KNOWN_HOSTS_DATA_KEY, hosts.knownHosts().getBytes(StandardCharsets.UTF_8)));
-    SshConnector ssh = new SshConnector((namespace, name) -> secrets.get(name), SshClientOptions.defaults());
+    SshClientOptions defaults = SshClientOptions.defaults();
+    SshConnector ssh =
+        new SshConnector(
+            (namespace, name) -> secrets.get(name),
+            new SshClientOptions(
+                defaults.connectTimeout(), defaults.readTimeout(), COMMAND_TIMEOUT, defaults.keepAliveInterval()));
     activities =
         new HostActivitiesImpl(
             ssh,
@@ -199,6 +206,29 @@ class ScriptJournalIT {
     List<ScriptRun> runs = journal().runs();
     assertEquals(List.of(1, 2), runs.stream().map(r -> r.begin().attempt()).toList(), journal().lines().toString());
     assertTrue(runs.get(1).succeeded());
+  }
+
+  @Test
+  void aHungStagingScriptIsCutByTheCommandTimeoutNotTheUploadsHalfHour() {
+    // Regression (chaos campaign, --ssh-hang): a staging script was bounded by the staging activity's
+    // whole budget (its 30-minute start-to-close less a minute; 54 s here), so one hung stage-prepare
+    // held its node for 29 minutes. Now each staging script gets the connector's command timeout.
+    hosts.sshFaults().set(new SshFaults.Settings(0, 100, seedWithFirstDelayBetween(0, 400)));
+    clearFaultsAfterFirst(() -> hosts.sshFaults().hung() > 0);
+    long start = System.nanoTime();
+
+    stub(temporal.getWorkflowClient(), "stage-hang-w-0").run("stage", access, target.artifacts());
+
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    assertEquals(1, hosts.sshFaults().hung());
+    assertTrue(took.compareTo(Duration.ofSeconds(45)) < 0,
+        "cut by the 10 s command timeout and retried, not by the activity's 54 s budget: " + took);
+    List<ScriptRun> runs = journal().runs();
+    assertEquals("stage-prepare", runs.get(0).script(), journal().lines().toString());
+    assertEquals(1, runs.get(0).begin().attempt());
+    ScriptRun last = runs.get(runs.size() - 1);
+    assertEquals(2, last.begin().attempt(), journal().lines().toString());
+    assertTrue(last.succeeded(), journal().lines().toString());
   }
 
   private HostJournal journal() {
