@@ -1,5 +1,6 @@
 package dev.inplace.workflows.options;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -31,6 +32,24 @@ class ActivityOptionsCatalogTest {
       assertTrue(heartbeat.compareTo(Duration.ofSeconds(30)) <= 0, name + " heartbeat timeout " + heartbeat);
       assertTrue(heartbeat.multipliedBy(4).compareTo(options.getStartToCloseTimeout()) <= 0,
           name + ": heartbeat timeout " + heartbeat + " is not well under start-to-close " + options.getStartToCloseTimeout());
+    });
+  }
+
+  /**
+   * Regression (chaos campaign, 30 nodes, seed 1): the etcd snapshot had 3 attempts; two went to
+   * killed workers and the third to a dropped connection, and the whole ControlPlaneUpgrade failed.
+   * Every step that runs scripts over SSH leaves room for two dead workers and two lost connections.
+   */
+  @Test
+  void everyStepOnAHostSurvivesTwoDeadWorkersAndTwoLostConnections() {
+    Map<String, ActivityOptions> steps = Map.of(
+        "hostStep", ActivityOptionsCatalog.hostStep(),
+        "staging", ActivityOptionsCatalog.staging(),
+        "etcdSnapshot", ActivityOptionsCatalog.etcdSnapshot(),
+        "distributionUpgrade", ActivityOptionsCatalog.distributionUpgrade());
+    steps.forEach((name, options) -> {
+      assertEquals(6, options.getRetryOptions().getMaximumAttempts(), name);
+      assertTrue(options.getRetryOptions().getMaximumInterval().compareTo(Duration.ofSeconds(30)) <= 0, name);
     });
   }
 }
