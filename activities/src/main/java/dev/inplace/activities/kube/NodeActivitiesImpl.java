@@ -3,6 +3,7 @@ package dev.inplace.activities.kube;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.inplace.activities.support.StepHeartbeat;
 import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.NodeActivities;
@@ -24,6 +25,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,6 +39,14 @@ public final class NodeActivitiesImpl implements NodeActivities {
 
   private final KubeClients clients;
   private final Duration pollInterval;
+
+  /**
+   * How often the drain and the waits also beat from a side thread, with their latest progress: their
+   * own beats come once per round, and the first round waits for the workload client and the first
+   * API calls, which on a worker just started on a loaded machine took longer than the 10 s heartbeat
+   * timeout (the chaos campaign's 30-node seed 1 lost a drain's last attempt to it).
+   */
+  private static final Duration SIDE_BEAT_INTERVAL = Duration.ofSeconds(3);
 
   public NodeActivitiesImpl(KubeClients clients) {
     this(clients, DEFAULT_POLL_INTERVAL);
@@ -115,32 +125,65 @@ public final class NodeActivitiesImpl implements NodeActivities {
         request.cluster(),
         request.nodeName(),
         () -> {
-          if (request.options().skip()) {
-            log.info("Drain of node {} skipped by request", request.nodeName());
-            return new DrainResult(0, 0, 0, 0, 0);
+          AtomicReference<NodeDrain> running = new AtomicReference<>();
+          DrainProgress resumed = resumedDrain();
+          try (StepHeartbeat beating =
+              sideBeat(() -> running.get() == null || running.get().latest() == null
+                  ? resumed : running.get().latest())) {
+            return drain(request, running);
           }
-          if (onlyNode(request.cluster(), request.nodeName())) {
-            // Evicted pods could go nowhere: they would only be down for the upgrade (or a PDB would
-            // block it forever). The node stays cordoned; its pods restart with the node.
-            log.warn(
-                "Drain of node {} skipped: it is the cluster's only node, there is nowhere to evict to"
-                    + " (cordoned only)",
-                request.nodeName());
-            return new DrainResult(0, 0, 0, 0, 0);
-          }
-          ActivityExecutionContext context = Activity.getExecutionContext();
-          DrainResult result =
-              new NodeDrain(
-                      clients.workload(request.cluster()),
-                      describe(request.cluster(), request.nodeName()),
-                      request.nodeName(),
-                      request.options(),
-                      context,
-                      pollInterval)
-                  .run();
-          log.info("Drained node {}: {}", request.nodeName(), result);
-          return result;
         });
+  }
+
+  private DrainResult drain(DrainRequest request, AtomicReference<NodeDrain> running) {
+    if (request.options().skip()) {
+      log.info("Drain of node {} skipped by request", request.nodeName());
+      return new DrainResult(0, 0, 0, 0, 0);
+    }
+    if (onlyNode(request.cluster(), request.nodeName())) {
+      // Evicted pods could go nowhere: they would only be down for the upgrade (or a PDB would
+      // block it forever). The node stays cordoned; its pods restart with the node.
+      log.warn(
+          "Drain of node {} skipped: it is the cluster's only node, there is nowhere to evict to"
+              + " (cordoned only)",
+          request.nodeName());
+      return new DrainResult(0, 0, 0, 0, 0);
+    }
+    ActivityExecutionContext context = Activity.getExecutionContext();
+    NodeDrain drain =
+        new NodeDrain(
+            clients.workload(request.cluster()),
+            describe(request.cluster(), request.nodeName()),
+            request.nodeName(),
+            request.options(),
+            context,
+            pollInterval);
+    running.set(drain);
+    DrainResult result = drain.run();
+    log.info("Drained node {}: {}", request.nodeName(), result);
+    return result;
+  }
+
+  /** The drain progress an earlier attempt heartbeated (none: nothing evicted yet). */
+  private static DrainProgress resumedDrain() {
+    try {
+      return Activity.getExecutionContext()
+          .getHeartbeatDetails(DrainProgress.class)
+          .orElse(new DrainProgress(List.of(), 0));
+    } catch (IllegalStateException | NullPointerException notInAnActivity) {
+      return new DrainProgress(List.of(), 0);
+    }
+  }
+
+  /** Beats {@code latest} every {@link #SIDE_BEAT_INTERVAL} until closed (nothing outside an activity). */
+  private static StepHeartbeat sideBeat(Supplier<?> latest) {
+    ActivityExecutionContext context;
+    try {
+      context = Activity.getExecutionContext();
+    } catch (IllegalStateException | NullPointerException notInAnActivity) {
+      return StepHeartbeat.none();
+    }
+    return StepHeartbeat.start(context, SIDE_BEAT_INTERVAL, latest);
   }
 
   /** Observed: the workload cluster has one Node, and it is this one. */
@@ -156,51 +199,59 @@ public final class NodeActivitiesImpl implements NodeActivities {
         request.cluster(),
         request.nodeName(),
         () -> {
-          ActivityExecutionContext context = Activity.getExecutionContext();
-          long deadline = System.nanoTime() + Duration.ofSeconds(request.timeoutSeconds()).toNanos();
-          String observation = "nothing observed yet";
-          PollBackoff backoff = new PollBackoff(pollInterval);
-          while (true) {
-            NodeState state = null;
-            try {
-              Node node = nodeResource(request.cluster(), request.nodeName()).get();
-              if (node == null) {
-                observation = "node is not registered";
-              } else {
-                state = stateOf(node);
-                observation = state.toString();
-              }
-            } catch (KubernetesClientException e) {
-              // The API server itself may be restarting on an upgraded control plane.
-              if (!KubeFailures.isTransient(e)) {
-                throw KubeFailures.translate(
-                    e, UpgradeFailures.NODE_NOT_FOUND, describe(request.cluster(), request.nodeName()));
-              }
-              observation = "API " + KubeFailures.describe(e);
-            }
-            if (state != null
-                && state.ready()
-                && sameVersion(state.kubeletVersion(), request.expectedVersion())) {
-              log.info("Node {} is Ready at {}", request.nodeName(), state.kubeletVersion());
-              return state;
-            }
-            if (System.nanoTime() - deadline >= 0) {
-              throw UpgradeFailures.nonRetryable(
-                  UpgradeFailures.VERIFY_TIMEOUT,
-                  "Node "
-                      + request.nodeName()
-                      + " was not Ready at "
-                      + request.expectedVersion()
-                      + " within "
-                      + request.timeoutSeconds()
-                      + "s; last observation: "
-                      + observation,
-                  state);
-            }
-            context.heartbeat(state);
-            sleep(backoff);
+          AtomicReference<NodeState> latest = new AtomicReference<>();
+          try (StepHeartbeat beating = sideBeat(latest::get)) {
+            return awaitNode(request, latest);
           }
         });
+  }
+
+  private NodeState awaitNode(AwaitNodeRequest request, AtomicReference<NodeState> latest) {
+    ActivityExecutionContext context = Activity.getExecutionContext();
+    long deadline = System.nanoTime() + Duration.ofSeconds(request.timeoutSeconds()).toNanos();
+    String observation = "nothing observed yet";
+    PollBackoff backoff = new PollBackoff(pollInterval);
+    while (true) {
+      NodeState state = null;
+      try {
+        Node node = nodeResource(request.cluster(), request.nodeName()).get();
+        if (node == null) {
+          observation = "node is not registered";
+        } else {
+          state = stateOf(node);
+          observation = state.toString();
+        }
+      } catch (KubernetesClientException e) {
+        // The API server itself may be restarting on an upgraded control plane.
+        if (!KubeFailures.isTransient(e)) {
+          throw KubeFailures.translate(
+              e, UpgradeFailures.NODE_NOT_FOUND, describe(request.cluster(), request.nodeName()));
+        }
+        observation = "API " + KubeFailures.describe(e);
+      }
+      if (state != null
+          && state.ready()
+          && sameVersion(state.kubeletVersion(), request.expectedVersion())) {
+        log.info("Node {} is Ready at {}", request.nodeName(), state.kubeletVersion());
+        return state;
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        throw UpgradeFailures.nonRetryable(
+            UpgradeFailures.VERIFY_TIMEOUT,
+            "Node "
+                + request.nodeName()
+                + " was not Ready at "
+                + request.expectedVersion()
+                + " within "
+                + request.timeoutSeconds()
+                + "s; last observation: "
+                + observation,
+            state);
+      }
+      latest.set(state);
+      context.heartbeat(state);
+      sleep(backoff);
+    }
   }
 
   @Override
@@ -247,38 +298,47 @@ public final class NodeActivitiesImpl implements NodeActivities {
         "awaitControlPlaneHealthy",
         request.cluster(),
         () -> {
-          ActivityExecutionContext context = Activity.getExecutionContext();
-          long deadline =
-              System.nanoTime() + Duration.ofSeconds(request.timeoutSeconds()).toNanos();
-          List<String> lastProblems = List.of();
-          PollBackoff backoff = new PollBackoff(pollInterval);
-          while (true) {
-            ControlPlaneProbe.Observation observation =
-                new ControlPlaneProbe(clients.workload(request.cluster()), request.cluster())
-                    .observe(request.nodes(), request.requireEtcdVoters());
-            if (observation.healthy()) {
-              log.info("Control plane healthy: {}", observation.checked());
-              return new ControlPlaneHealth(true, observation.checked());
-            }
-            if (!observation.problems().equals(lastProblems)) {
-              log.info("Control plane not healthy yet: {}", observation.problems());
-              lastProblems = observation.problems();
-            }
-            if (System.nanoTime() - deadline >= 0) {
-              throw UpgradeFailures.nonRetryable(
-                  UpgradeFailures.CONTROL_PLANE_UNHEALTHY,
-                  "The control plane of cluster "
-                      + request.cluster()
-                      + " was not healthy within "
-                      + request.timeoutSeconds()
-                      + "s: "
-                      + String.join("; ", observation.problems()),
-                  observation.problems());
-            }
-            context.heartbeat(observation.problems());
-            sleep(backoff);
+          AtomicReference<List<String>> latest = new AtomicReference<>(List.of());
+          try (StepHeartbeat beating = sideBeat(latest::get)) {
+            return awaitHealthy(request, latest);
           }
         });
+  }
+
+  private ControlPlaneHealth awaitHealthy(
+      ControlPlaneCheckRequest request, AtomicReference<List<String>> latest) {
+    ActivityExecutionContext context = Activity.getExecutionContext();
+    long deadline =
+        System.nanoTime() + Duration.ofSeconds(request.timeoutSeconds()).toNanos();
+    List<String> lastProblems = List.of();
+    PollBackoff backoff = new PollBackoff(pollInterval);
+    while (true) {
+      ControlPlaneProbe.Observation observation =
+          new ControlPlaneProbe(clients.workload(request.cluster()), request.cluster())
+              .observe(request.nodes(), request.requireEtcdVoters());
+      if (observation.healthy()) {
+        log.info("Control plane healthy: {}", observation.checked());
+        return new ControlPlaneHealth(true, observation.checked());
+      }
+      if (!observation.problems().equals(lastProblems)) {
+        log.info("Control plane not healthy yet: {}", observation.problems());
+        lastProblems = observation.problems();
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        throw UpgradeFailures.nonRetryable(
+            UpgradeFailures.CONTROL_PLANE_UNHEALTHY,
+            "The control plane of cluster "
+                + request.cluster()
+                + " was not healthy within "
+                + request.timeoutSeconds()
+                + "s: "
+                + String.join("; ", observation.problems()),
+            observation.problems());
+      }
+      latest.set(observation.problems());
+      context.heartbeat(observation.problems());
+      sleep(backoff);
+    }
   }
 
   @Override

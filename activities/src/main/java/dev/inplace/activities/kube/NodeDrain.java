@@ -44,6 +44,8 @@ final class NodeDrain {
   private final Set<String> skippedMirror = new TreeSet<>();
   private int evicted;
   private int deleted;
+  /** The progress last heartbeated, for the side thread's beats (null before the first round). */
+  private volatile DrainProgress latest;
 
   /** Why an eviction did not happen: a budget's name, or another refusal described. */
   private record Blocker(String name, boolean budget) {
@@ -73,6 +75,7 @@ final class NodeDrain {
     evicted = context.getHeartbeatDetails(DrainProgress.class).map(DrainProgress::evicted).orElse(0);
     Map<String, Blocker> blockedBy = Map.of();
     DrainProgress progress = new DrainProgress(List.of(), evicted);
+    latest = progress;
     while (true) {
       boolean pastDeadline = System.nanoTime() - deadline >= 0;
       DrainPlan plan;
@@ -103,9 +106,15 @@ final class NodeDrain {
       }
       blockedBy = evict(plan.evictable());
       progress = new DrainProgress(pending(plan, blockedBy), evicted);
+      latest = progress;
       context.heartbeat(progress);
       sleep();
     }
+  }
+
+  /** The progress last heartbeated (null before {@link #run} started). */
+  DrainProgress latest() {
+    return latest;
   }
 
   private List<Pod> podsOnNode() {

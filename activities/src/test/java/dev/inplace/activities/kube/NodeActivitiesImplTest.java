@@ -100,6 +100,42 @@ class NodeActivitiesImplTest {
         "nowhere to evict to: the pod stays and restarts with the node");
   }
 
+  /**
+   * Regression (chaos campaign, 30 nodes, seed 1): a drain beat only once per round, after the
+   * workload client and its first API calls; on a worker just started on a loaded machine that took
+   * longer than the drain's 10 s heartbeat timeout, and its last attempt timed out. It now beats from
+   * a side thread from the start. Here the kubeconfig Secret takes 5 s to read and the drain then has
+   * nothing to evict (it never reaches a beat of its own).
+   */
+  @Test
+  void aDrainBeatsWhileItsFirstCallsAreSlowNotOnlyOncePerRound() {
+    env.close();
+    clients.close();
+    dev.inplace.activities.support.SecretSource secrets =
+        new dev.inplace.activities.support.KubernetesSecretSource(client);
+    clients = new KubeClients(client, (namespace, name) -> {
+      try {
+        Thread.sleep(5_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return secrets.read(namespace, name);
+    });
+    env = TestActivityEnvironment.newInstance();
+    env.registerActivitiesImplementations(new NodeActivitiesImpl(clients, Duration.ofMillis(100)));
+    List<Object> beats = new java.util.concurrent.CopyOnWriteArrayList<>();
+    env.setActivityHeartbeatListener(Object.class, beats::add);
+    NodeActivities slow = env.newActivityStub(NodeActivities.class, KubeFixtures.oneAttempt(Duration.ofSeconds(30)));
+    givenNode(KubeFixtures.node("w1", true, "v1.30.5+k3s1"));
+    givenNode(KubeFixtures.node("w2", true, "v1.30.5+k3s1"));
+
+    NodeActivities.DrainResult result = slow.drainNode(
+        new NodeActivities.DrainRequest(CLUSTER, "w1", dev.inplace.workflows.api.DrainOptions.defaults()));
+
+    assertEquals(0, result.evicted());
+    assertFalse(beats.isEmpty(), "no beat while the Secret was read");
+  }
+
   @Test
   void cordonMarksNodeUnschedulableWithOwnerAndIsIdempotent() {
     givenNode(KubeFixtures.node("w1", true, "v1.30.5"));

@@ -20,7 +20,8 @@ import java.util.Set;
  * seconds: a worker killed mid-call is noticed within it and the call retried, instead of after its
  * start-to-close timeout (found by the chaos campaign, docs/reliability.md). The long calls that
  * heartbeat their own progress (drain, the waits for a node or the control plane) are left alone,
- * so their details are never overwritten.
+ * so their details are never overwritten: they beat from their own side thread with their latest
+ * progress (NodeActivitiesImpl).
  */
 public final class ShortCallHeartbeatInterceptor extends WorkerInterceptorBase {
   private static final Duration INTERVAL = Duration.ofSeconds(2);
