@@ -31,8 +31,6 @@ import dev.inplace.workflows.api.MachineInfo;
 import dev.inplace.workflows.api.NodeActivities;
 import dev.inplace.workflows.api.NodeActivities.BudgetReport;
 import dev.inplace.workflows.api.NodeActivities.ControlPlaneHealth;
-import dev.inplace.workflows.api.NodeActivities.NodesRequest;
-import dev.inplace.workflows.api.NodeActivities.NodesState;
 import dev.inplace.workflows.api.NodeRole;
 import dev.inplace.workflows.api.NodeUpgradeWorkflow;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
@@ -88,11 +86,7 @@ class ChildRunDescriptionTest {
   private void cluster(List<MachineInfo> machines) {
     doReturn(inventory(machines)).when(capi).describeCluster(any());
     doAnswer(inv -> {
-      NodesRequest r = inv.getArgument(0);
-      return new NodesState(r.nodeNames().stream()
-          .map(n -> Fixtures.readyAt(n, machines.stream().filter(m -> m.nodeName().equals(n)).findFirst()
-              .orElseThrow().kubeletVersion()))
-          .toList(), List.of());
+      return Fixtures.readyAtTheirKubelets(inv.getArgument(0), machines);
     }).when(nodes).inspectNodes(any());
   }
 

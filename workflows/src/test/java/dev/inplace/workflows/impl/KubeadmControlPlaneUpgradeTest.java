@@ -25,8 +25,6 @@ import dev.inplace.workflows.api.MachineInfo;
 import dev.inplace.workflows.api.NodeActivities;
 import dev.inplace.workflows.api.NodeActivities.BudgetReport;
 import dev.inplace.workflows.api.NodeActivities.ControlPlaneHealth;
-import dev.inplace.workflows.api.NodeActivities.NodesRequest;
-import dev.inplace.workflows.api.NodeActivities.NodesState;
 import dev.inplace.workflows.api.NodePhase;
 import dev.inplace.workflows.api.NodeProgress;
 import dev.inplace.workflows.api.NodeUpgradeRequest;
@@ -116,11 +114,7 @@ class KubeadmControlPlaneUpgradeTest {
   private void cluster(List<MachineInfo> machines) {
     when(capi.describeCluster(any())).thenReturn(inventory(machines));
     when(nodes.inspectNodes(any())).thenAnswer(inv -> {
-      NodesRequest r = inv.getArgument(0);
-      return new NodesState(r.nodeNames().stream()
-          .map(n -> Fixtures.readyAt(n, machines.stream().filter(m -> m.nodeName().equals(n)).findFirst()
-              .orElseThrow().kubeletVersion()))
-          .toList(), List.of());
+      return Fixtures.readyAtTheirKubelets(inv.getArgument(0), machines);
     });
   }
 

@@ -8,7 +8,10 @@ import dev.inplace.workflows.api.DrainOptions;
 import dev.inplace.workflows.api.HostActivities.HostFacts;
 import dev.inplace.workflows.api.HostActivities.InstalledFile;
 import dev.inplace.workflows.api.HostProfile;
+import dev.inplace.workflows.api.MachineInfo;
 import dev.inplace.workflows.api.NodeActivities.NodeState;
+import dev.inplace.workflows.api.NodeActivities.NodesRequest;
+import dev.inplace.workflows.api.NodeActivities.NodesState;
 import dev.inplace.workflows.api.NodeRole;
 import dev.inplace.workflows.api.NodeTarget;
 import dev.inplace.workflows.api.NodeUpgradeRequest;
@@ -104,6 +107,16 @@ public final class Fixtures {
 
   public static NodeState readyAt(String node, String version) {
     return new NodeState(node, true, false, version, null);
+  }
+
+  /** An inspectNodes answer: each asked-for Node Ready at its Machine's kubelet version. */
+  public static NodesState readyAtTheirKubelets(NodesRequest request, List<MachineInfo> machines) {
+    return new NodesState(
+        request.nodeNames().stream()
+            .map(n -> readyAt(n, machines.stream().filter(m -> m.nodeName().equals(n)).findFirst()
+                .orElseThrow().kubeletVersion()))
+            .toList(),
+        List.of());
   }
 
   public static HostFacts hostWithOldRelease() {
