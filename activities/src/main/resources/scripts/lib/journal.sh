@@ -13,10 +13,15 @@ journal() {
 # A signal ends the script as before (it is raised again) once its end line is written.
 journal_signal() {
   trap - EXIT "$1"
+  pulse_stop
   journal "end signal=$1"
   kill -s "$1" $$
 }
-trap 'journal "end exit=$?"' EXIT
+journal_exit() {
+  pulse_stop
+  journal "end exit=$1"
+}
+trap 'journal_exit $?' EXIT
 trap 'journal_signal HUP' HUP
 trap 'journal_signal INT' INT
 trap 'journal_signal TERM' TERM

@@ -2,6 +2,20 @@
 # inplace-step: restart
 set -eu
 root="${INPLACE_HOST_ROOT:-}"
+# Sign of life (docs/reliability.md, finding 8): while this script runs, a background loop writes a
+# newline to stderr every 2 s, so the worker tells a slow script (still pulsing) from a hung one
+# (silent: stopped, or its host or connection gone) and cuts only the hung one. The loop reads
+# nothing and writes nothing else; its sleep holds no output pipe, so ending the loop never delays
+# the script's end. The EXIT trap stops it (pulse_stop; any later EXIT trap must call it too).
+pulse_loop() {
+  while sleep 2 </dev/null >/dev/null 2>&1; do
+    printf '\n' >&2 || return 0
+  done
+}
+pulse_loop </dev/null >/dev/null &
+pulse_pid=$!
+pulse_stop() { kill "$pulse_pid" 2>/dev/null || true; }
+trap pulse_stop EXIT
 journal_script='restart'
 # Journal (ground truth for audits, see docs/reliability.md): one line when this script begins, one
 # when it ends (its exit status, or the signal that stopped it) and one before each destructive
@@ -18,10 +32,15 @@ journal() {
 # A signal ends the script as before (it is raised again) once its end line is written.
 journal_signal() {
   trap - EXIT "$1"
+  pulse_stop
   journal "end signal=$1"
   kill -s "$1" $$
 }
-trap 'journal "end exit=$?"' EXIT
+journal_exit() {
+  pulse_stop
+  journal "end exit=$1"
+}
+trap 'journal_exit $?' EXIT
 trap 'journal_signal HUP' HUP
 trap 'journal_signal INT' INT
 trap 'journal_signal TERM' TERM

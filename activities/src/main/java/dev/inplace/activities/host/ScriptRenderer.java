@@ -29,7 +29,8 @@ import java.util.stream.Collectors;
  * {@code journal_script='<name>'} and the journal fragment ({@code scripts/lib/journal.sh}), so each
  * one journals its begin, its end and its destructive actions on the host; a template marked
  * {@code # inplace-read-only} (the host inspection) writes nothing at all, journal included, so a plan
- * changes no byte on any host.
+ * changes no byte on any host. Before the journal, every script gets the pulse fragment ({@code
+ * scripts/lib/pulse.sh}): a newline on stderr every 2 s while it runs, its sign of life.
  */
 final class ScriptRenderer {
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{([a-z_]+)}}");
@@ -43,6 +44,12 @@ final class ScriptRenderer {
 
   /** The fragment every script starts with after its header (see {@link #withJournal}). */
   static final String JOURNAL_FRAGMENT = "journal";
+
+  /**
+   * The sign-of-life fragment every script starts with, read-only ones too (it writes only to the
+   * script's own stderr): the worker cuts a script that falls silent (see {@link #withJournal}).
+   */
+  static final String PULSE_FRAGMENT = "pulse";
 
   /** Templates of the steps every distribution runs the same way. */
   static final String COMMON_FOLDER = "common";
@@ -168,17 +175,23 @@ final class ScriptRenderer {
   }
 
   /**
-   * Every script journals itself (scripts/lib/journal.sh: begin, end, destructive actions): right
-   * after the header, the script's name and the journal fragment. A template without the header is
-   * left as it is; rendering refuses it.
+   * Every script pulses (scripts/lib/pulse.sh) and journals itself (scripts/lib/journal.sh: begin,
+   * end, destructive actions): right after the header, the pulse, then the script's name and the
+   * journal fragment. A read-only template pulses only. A template without the header is left as
+   * it is; rendering refuses it.
    */
   private static String withJournal(String name, String text) {
     int header = text.indexOf('\n' + HEADER_TAIL);
-    if (header < 0 || text.contains('\n' + READ_ONLY_MARKER + '\n')) {
+    if (header < 0) {
       return text;
     }
     int body = header + 1 + HEADER_TAIL.length();
+    String pulse = "# inplace-include: " + PULSE_FRAGMENT + "\n";
+    if (text.contains('\n' + READ_ONLY_MARKER + '\n')) {
+      return text.substring(0, body) + pulse + text.substring(body);
+    }
     return text.substring(0, body)
+        + pulse
         + "journal_script="
         + quote(name)
         + "\n# inplace-include: "

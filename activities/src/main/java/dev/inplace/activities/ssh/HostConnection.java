@@ -51,6 +51,7 @@ public final class HostConnection implements AutoCloseable {
       IdleConnections.Link link,
       boolean reused,
       ScriptDeadline deadline,
+      java.time.Duration silenceLimit,
       Reconnect reconnect,
       Release release) {
     this.host = host;
@@ -58,7 +59,7 @@ public final class HostConnection implements AutoCloseable {
     this.reused = reused;
     this.reconnect = reconnect;
     this.release = release;
-    this.shell = new RemoteShell(this::startSession, label(host), host.ssh().needsSudo(), deadline);
+    this.shell = new RemoteShell(this::startSession, label(host), host.ssh().needsSudo(), deadline, silenceLimit);
   }
 
   /** Whether this connection was opened by an earlier step and kept (for tests and logs). */

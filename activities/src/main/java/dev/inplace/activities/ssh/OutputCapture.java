@@ -16,6 +16,7 @@ final class OutputCapture {
   private final ByteArrayOutputStream kept = new ByteArrayOutputStream();
   private byte[] ring;
   private long total;
+  private volatile long lastHeardNanos = Long.MIN_VALUE;
 
   OutputCapture(int limit, boolean keepEnd) {
     this.limit = limit;
@@ -31,6 +32,7 @@ final class OutputCapture {
   }
 
   synchronized void accept(byte[] data, int length) {
+    lastHeardNanos = System.nanoTime();
     if (!keepEnd) {
       int room = (int) Math.max(0, limit - total);
       kept.write(data, 0, Math.min(room, length));
@@ -43,6 +45,11 @@ final class OutputCapture {
       }
     }
     total += length;
+  }
+
+  /** When the stream last delivered bytes, on {@link System#nanoTime} ({@code Long.MIN_VALUE}: never). */
+  long lastHeardNanos() {
+    return lastHeardNanos;
   }
 
   synchronized boolean truncated() {

@@ -31,12 +31,14 @@ final class RemoteShell {
   private final String hostLabel;
   private final boolean sudo;
   private final ScriptDeadline deadline;
+  private final Duration silenceLimit;
 
-  RemoteShell(Sessions sessions, String hostLabel, boolean sudo, ScriptDeadline deadline) {
+  RemoteShell(Sessions sessions, String hostLabel, boolean sudo, ScriptDeadline deadline, Duration silenceLimit) {
     this.sessions = sessions;
     this.hostLabel = hostLabel;
     this.sudo = sudo;
     this.deadline = deadline;
+    this.silenceLimit = silenceLimit;
   }
 
   /**
@@ -70,21 +72,7 @@ final class RemoteShell {
         stdin.write(script.text().getBytes(StandardCharsets.UTF_8));
         stdin.flush();
       } // closing stdin sends EOF: bash then runs to the end of the script
-      try {
-        command.join(timeout.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (ConnectionException e) {
-        if (command.isOpen()) {
-          // No answer within the step's budget (a hung command, a host that stopped answering): the
-          // outcome is unknown, so the step is retried as Temporal's own timeout would be (the steps
-          // are idempotent), never failed for good with the step's type (found by the chaos campaign).
-          throw failure(
-              UpgradeFailures.STEP_TIMED_OUT,
-              script,
-              "did not finish within " + ((timeout.toMillis() + 999) / 1000) + "s",
-              stderr);
-        }
-        throw e;
-      }
+      awaitEnd(command, script, timeout, System.nanoTime(), stdout, stderr);
       out.join(timeout.toMillis());
       err.join(timeout.toMillis());
       exit = command.getExitStatus();
@@ -105,6 +93,56 @@ final class RemoteShell {
       throw failure(failureType, script, "failed with exit code " + exit, stderr);
     }
     return new ScriptOutput(exit, stdout.text(), stderr.text());
+  }
+
+  /**
+   * Waits for the script to end, within {@code timeout}, and while it shows signs of life: every
+   * script pulses on stderr (scripts/lib/pulse.sh), so one silent for {@link #silenceLimit} is
+   * stopped, or its host or connection is gone, and is cut at once rather than at the end of the
+   * step's budget; a slow one that still pulses (a long {@code kubeadm upgrade apply}) runs on.
+   * Either way the outcome is unknown, so the step is retried as Temporal's own timeout would be
+   * (the steps are idempotent), never failed for good with the step's type (both found by the chaos
+   * campaign). Closing the session afterwards hangs the script up on the host.
+   */
+  private void awaitEnd(
+      Session.Command command,
+      RemoteScript script,
+      Duration timeout,
+      long sentAt,
+      OutputCapture stdout,
+      OutputCapture stderr)
+      throws ConnectionException {
+    long end = sentAt + timeout.toNanos();
+    while (true) {
+      long now = System.nanoTime();
+      long lastHeard = Math.max(sentAt, Math.max(stdout.lastHeardNanos(), stderr.lastHeardNanos()));
+      long silentFor = now - lastHeard;
+      if (now - end >= 0) {
+        throw failure(
+            UpgradeFailures.STEP_TIMED_OUT,
+            script,
+            "did not finish within " + ((timeout.toMillis() + 999) / 1000) + "s",
+            stderr);
+      }
+      if (silentFor >= silenceLimit.toNanos()) {
+        throw failure(
+            UpgradeFailures.STEP_TIMED_OUT,
+            script,
+            "fell silent for " + TimeUnit.NANOSECONDS.toSeconds(silentFor)
+                + "s (no output, no pulse: the script is stopped, or the host or connection is gone)",
+            stderr);
+      }
+      long wait = Math.min(end - now, silenceLimit.toNanos() - silentFor);
+      try {
+        command.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait)), TimeUnit.MILLISECONDS);
+        return;
+      } catch (ConnectionException e) {
+        if (!command.isOpen()) {
+          throw e;
+        }
+        // not ended yet: check the deadline and the silence again
+      }
+    }
   }
 
   private ApplicationFailure failure(

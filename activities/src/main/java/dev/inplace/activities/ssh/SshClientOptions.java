@@ -14,13 +14,27 @@ import java.time.Duration;
  * @param keepAliveInterval how often an idle connection sends a keep-alive
  * @param idleTimeout how long a connection no step uses is kept for the host's next step (zero:
  *     every step connects anew)
+ * @param silenceLimit how long a running script may send nothing before it counts as hung and is cut
+ *     (retryable {@code StepTimedOut}): every script writes a newline to stderr every 2 s while it
+ *     runs (scripts/lib/pulse.sh), so only a stopped script, or a lost host or connection, falls silent
  */
 public record SshClientOptions(
     Duration connectTimeout,
     Duration readTimeout,
     Duration commandTimeout,
     Duration keepAliveInterval,
-    Duration idleTimeout) {
+    Duration idleTimeout,
+    Duration silenceLimit) {
+
+  /** Options with the default silence limit. */
+  public SshClientOptions(
+      Duration connectTimeout,
+      Duration readTimeout,
+      Duration commandTimeout,
+      Duration keepAliveInterval,
+      Duration idleTimeout) {
+    this(connectTimeout, readTimeout, commandTimeout, keepAliveInterval, idleTimeout, DEFAULT_SILENCE_LIMIT);
+  }
 
   /** Options that keep idle connections for two minutes. */
   public SshClientOptions(
@@ -33,6 +47,17 @@ public record SshClientOptions(
 
   public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(2);
 
+  /**
+   * Seven missed pulses: far beyond a loaded host's scheduling delays, and within the 15 s heartbeat
+   * timeout of a host step, so a hung script costs about what a dead worker does.
+   */
+  public static final Duration DEFAULT_SILENCE_LIMIT = Duration.ofSeconds(15);
+
+  /** These options with another silence limit. */
+  public SshClientOptions withSilenceLimit(Duration limit) {
+    return new SshClientOptions(connectTimeout, readTimeout, commandTimeout, keepAliveInterval, idleTimeout, limit);
+  }
+
   public SshClientOptions {
     requirePositive("connectTimeout", connectTimeout);
     requirePositive("readTimeout", readTimeout);
@@ -41,6 +66,7 @@ public record SshClientOptions(
     if (idleTimeout == null || idleTimeout.isNegative()) {
       throw new IllegalArgumentException("idleTimeout must be zero or positive, got " + idleTimeout);
     }
+    requirePositive("silenceLimit", silenceLimit);
   }
 
   public static SshClientOptions defaults() {

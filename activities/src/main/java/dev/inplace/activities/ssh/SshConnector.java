@@ -107,9 +107,10 @@ public final class SshConnector {
         };
     IdleConnections.Link kept = idle.take(key);
     if (kept != null) {
-      return new HostConnection(host, kept, true, deadline, reconnect, release);
+      return new HostConnection(host, kept, true, deadline, options.silenceLimit(), reconnect, release);
     }
-    return new HostConnection(host, reconnect.connect(), false, deadline, reconnect, release);
+    return new HostConnection(
+        host, reconnect.connect(), false, deadline, options.silenceLimit(), reconnect, release);
   }
 
   /** Closes the connections kept for later steps. */

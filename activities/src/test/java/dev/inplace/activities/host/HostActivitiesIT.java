@@ -421,6 +421,30 @@ class HostActivitiesIT {
   }
 
   @Test
+  void aSlowScriptThatStillPulsesIsNotCutForSilence() throws Exception {
+    // The fake restart runs silently for a minute, past the node's 4 s silence limit: only the
+    // script's pulse (a newline on stderr every 2 s) keeps it from counting as hung, so it runs
+    // until the activity's own 7 s budget ends it (finding 8, docs/reliability.md).
+    Files.createDirectories(node.path("/run/systemd"));
+    Files.createFile(node.path("/run/systemd/k3s.hang-restart"));
+    HostActivities tight =
+        temporal.newActivityStub(
+            HostActivities.class,
+            ActivityOptions.newBuilder()
+                .setStartToCloseTimeout(Duration.ofSeconds(12))
+                .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+                .build());
+
+    ApplicationFailure failure =
+        assertFailure(
+            UpgradeFailures.STEP_TIMED_OUT,
+            () -> tight.restartService(new ServiceRequest(host, "k3s")));
+
+    assertTrue(failure.getOriginalMessage().contains("did not finish within 7s"), failure.getOriginalMessage());
+    assertFalse(failure.getOriginalMessage().contains("fell silent"), failure.getOriginalMessage());
+  }
+
+  @Test
   void aHostStepHeartbeatsWhileItsScriptRunsSoADeadWorkersStepIsRetriedWithinSeconds() throws Exception {
     // Regression (chaos campaign): host steps did not heartbeat, so a worker killed mid-step left the
     // step to its 3-minute start-to-close timeout. Now they beat from a side thread while the script

@@ -162,6 +162,27 @@ class ScriptRendererTest {
     assertTrue(restart.contains("journal begin"), "a step that acts journals its begin");
   }
 
+  @Test
+  void everyScriptPulsesWhileItRunsTheReadOnlyInspectionToo() {
+    ScriptValues values =
+        new ScriptValues()
+            .with("staging_dir", "/s")
+            .with("bin_dir", "/b")
+            .with("version_binary", "x")
+            .with("service", "x")
+            .withRows("install_paths", List.of());
+    String inspect = k3s.render("inspect", values).text();
+    String restart =
+        k3s.render("restart", new ScriptValues().with("service", "k3s").with("active_checks", "3")
+            .with("check_interval_seconds", "1")).text();
+    for (String script : List.of(inspect, restart)) {
+      assertTrue(script.contains("pulse_loop </dev/null >/dev/null &\n"), script);
+    }
+    // The journal's exit trap replaces the pulse's, so it stops the pulse itself, on a signal too.
+    assertTrue(restart.contains("journal_exit() {\n  pulse_stop\n"), restart);
+    assertTrue(restart.contains("journal_signal() {\n  trap - EXIT \"$1\"\n  pulse_stop\n"), restart);
+  }
+
   private static List<String> functions(Path file) throws IOException {
     Matcher m = FUNCTION.matcher(Files.readString(file));
     List<String> names = new java.util.ArrayList<>();

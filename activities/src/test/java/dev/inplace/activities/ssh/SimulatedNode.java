@@ -76,14 +76,19 @@ public final class SimulatedNode implements AutoCloseable {
         new SshSettings(user, server.port(), KEY_SECRET, KNOWN_HOSTS_SECRET, null));
   }
 
+  /**
+   * A connector whose scripts are cut after 4 s of silence, so every script run against this node
+   * must keep pulsing (scripts/lib/pulse.sh every 2 s) to live longer than that.
+   */
   public SshConnector connector() {
     return new SshConnector(
         secrets,
         new SshClientOptions(
-            Duration.ofSeconds(5),
-            Duration.ofSeconds(10),
-            Duration.ofSeconds(60),
-            Duration.ofSeconds(5)));
+                Duration.ofSeconds(5),
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(60),
+                Duration.ofSeconds(5))
+            .withSilenceLimit(Duration.ofSeconds(4)));
   }
 
   public Path root() {

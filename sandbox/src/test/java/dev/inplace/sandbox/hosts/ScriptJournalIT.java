@@ -56,7 +56,8 @@ class ScriptJournalIT {
   private static final String TARGET = "v1.31.2+k3s1";
   private static final String TASK_QUEUE = "journal-it";
   /** The connector's bound of one staging script (the product's default is two minutes). */
-  private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(10);
+  private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(20);
+  private static final Duration SILENCE_LIMIT = Duration.ofSeconds(3);
 
   /** Runs one host step with retries; a heartbeat timeout cuts an attempt that never answers. */
   @WorkflowInterface
@@ -77,13 +78,13 @@ class ScriptJournalIT {
                   .build());
     }
 
-    // Restart with a heartbeat timeout and a short start-to-close: host steps beat from a side thread
-    // while their script runs (a dead worker is noticed within 5 s), so a hung command is cut by the
-    // step's own budget (14 s less its 5 s margin) and retried; stage and install, slower on a loaded
-    // machine, with their start-to-close only.
+    // Restart with a heartbeat timeout: host steps beat from a side thread while their script runs (a
+    // dead worker is noticed within 5 s), so a hung command is cut when it falls silent (the
+    // connector's 3 s silence limit), well before the step's own budget (60 s less its 6 s margin),
+    // and retried; stage and install, slower on a loaded machine, with their start-to-close only.
     private final HostActivities restarts =
         Workflow.newActivityStub(HostActivities.class, options()
-            .setStartToCloseTimeout(Duration.ofSeconds(14)).setHeartbeatTimeout(Duration.ofSeconds(5)).build());
+            .setStartToCloseTimeout(Duration.ofSeconds(60)).setHeartbeatTimeout(Duration.ofSeconds(5)).build());
     private final HostActivities host = Workflow.newActivityStub(HostActivities.class, options().build());
 
     @Override
@@ -126,7 +127,8 @@ class ScriptJournalIT {
         new SshConnector(
             (namespace, name) -> secrets.get(name),
             new SshClientOptions(
-                defaults.connectTimeout(), defaults.readTimeout(), COMMAND_TIMEOUT, defaults.keepAliveInterval()));
+                    defaults.connectTimeout(), defaults.readTimeout(), COMMAND_TIMEOUT, defaults.keepAliveInterval())
+                .withSilenceLimit(SILENCE_LIMIT));
     activities =
         new HostActivitiesImpl(
             ssh,
@@ -191,7 +193,10 @@ class ScriptJournalIT {
   }
 
   @Test
-  void aHungCommandIsCutByTheStepsBudgetAndTheActivityIsRetried() {
+  void aHungCommandIsCutWhenItFallsSilentAndTheActivityIsRetried() {
+    // Regression (chaos campaign, finding 8): a hung command was held until its step's whole budget
+    // ran out, since the side-thread heartbeat kept the attempt alive. Now a script that stops
+    // pulsing is cut at the silence limit (3 s here), not the step's 54 s budget.
     hosts.sshFaults().set(new SshFaults.Settings(0, 100, seedWithFirstDelayBetween(0, 400)));
     clearFaultsAfterFirst(() -> hosts.sshFaults().hung() > 0);
     long start = System.nanoTime();
@@ -200,7 +205,7 @@ class ScriptJournalIT {
 
     Duration took = Duration.ofNanos(System.nanoTime() - start);
     assertEquals(1, hosts.sshFaults().hung());
-    assertTrue(took.compareTo(Duration.ofSeconds(30)) < 0, "cut by the step's 9 s budget and retried: " + took);
+    assertTrue(took.compareTo(Duration.ofSeconds(30)) < 0, "cut at the 3 s silence limit and retried: " + took);
     // The hung attempt's script either hangs stopped (no end) or ended without its answer reaching
     // the worker; the retry runs it again to success.
     List<ScriptRun> runs = journal().runs();
@@ -209,10 +214,11 @@ class ScriptJournalIT {
   }
 
   @Test
-  void aHungStagingScriptIsCutByTheCommandTimeoutNotTheUploadsHalfHour() {
+  void aHungStagingScriptIsCutWhenItFallsSilentNotAfterTheUploadsHalfHour() {
     // Regression (chaos campaign, --ssh-hang): a staging script was bounded by the staging activity's
     // whole budget (its 30-minute start-to-close less a minute; 54 s here), so one hung stage-prepare
-    // held its node for 29 minutes. Now each staging script gets the connector's command timeout.
+    // held its node for 29 minutes. Each staging script is capped by the connector's command timeout
+    // (20 s here) and, first, cut when it falls silent (3 s here).
     hosts.sshFaults().set(new SshFaults.Settings(0, 100, seedWithFirstDelayBetween(0, 400)));
     clearFaultsAfterFirst(() -> hosts.sshFaults().hung() > 0);
     long start = System.nanoTime();
@@ -222,13 +228,17 @@ class ScriptJournalIT {
     Duration took = Duration.ofNanos(System.nanoTime() - start);
     assertEquals(1, hosts.sshFaults().hung());
     assertTrue(took.compareTo(Duration.ofSeconds(45)) < 0,
-        "cut by the 10 s command timeout and retried, not by the activity's 54 s budget: " + took);
+        "cut when it fell silent and retried, not by the activity's 54 s budget: " + took);
     List<ScriptRun> runs = journal().runs();
     assertEquals("stage-prepare", runs.get(0).script(), journal().lines().toString());
     assertEquals(1, runs.get(0).begin().attempt());
     ScriptRun last = runs.get(runs.size() - 1);
     assertEquals(2, last.begin().attempt(), journal().lines().toString());
     assertTrue(last.succeeded(), journal().lines().toString());
+    // The retry began within seconds of the hang, before the 20 s command timeout could have cut it.
+    ScriptRun retry = runs.stream().filter(r -> r.begin().attempt() == 2).findFirst().orElseThrow();
+    double gap = Double.parseDouble(retry.begin().timestamp()) - Double.parseDouble(runs.get(0).begin().timestamp());
+    assertTrue(gap < COMMAND_TIMEOUT.toSeconds(), "retry began " + gap + " s after the hung script");
   }
 
   private HostJournal journal() {

@@ -132,7 +132,11 @@ final class WatchLoop implements AutoCloseable {
       }
       queued.put(key, tick);
     }
-    executor.execute(() -> process(key));
+    try {
+      executor.execute(() -> process(key));
+    } catch (java.util.concurrent.RejectedExecutionException closing) {
+      // closed between the check above and here: nothing more to reconcile
+    }
   }
 
   private void process(Key key) {
@@ -168,15 +172,16 @@ final class WatchLoop implements AutoCloseable {
     }
   }
 
+  /**
+   * Stops reconciling first and the informers after, so no reconcile writes to a resource whose
+   * watch is being closed: a write's watch event in flight while its watch closes is what deadlocks
+   * fabric8's mock API server on teardown (its WatchEventsListener.onClosed waits, on the event
+   * loop, for a send that needs the same event loop), and a reconcile has nothing to read once its
+   * informer's cache is gone.
+   */
   @Override
   public void close() {
     closed = true;
-    if (controlPlanes != null) {
-      controlPlanes.stop();
-    }
-    if (workers != null) {
-      workers.stop();
-    }
     executor.shutdownNow();
     try {
       if (!executor.awaitTermination(15, TimeUnit.SECONDS)) {
@@ -184,6 +189,12 @@ final class WatchLoop implements AutoCloseable {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+    if (controlPlanes != null) {
+      controlPlanes.stop();
+    }
+    if (workers != null) {
+      workers.stop();
     }
   }
 }
