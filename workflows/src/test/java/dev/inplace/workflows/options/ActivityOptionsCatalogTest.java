@@ -41,14 +41,14 @@ class ActivityOptionsCatalogTest {
    * Every step that runs scripts over SSH leaves room for two dead workers and two lost connections.
    */
   @Test
-  void everyStepOnAHostSurvivesTwoDeadWorkersAndTwoLostConnections() {
+  void everyStepOnAHostSurvivesTwoDeadWorkersAndARunOfLostConnections() {
     Map<String, ActivityOptions> steps = Map.of(
         "hostStep", ActivityOptionsCatalog.hostStep(),
         "staging", ActivityOptionsCatalog.staging(),
         "etcdSnapshot", ActivityOptionsCatalog.etcdSnapshot(),
         "distributionUpgrade", ActivityOptionsCatalog.distributionUpgrade());
     steps.forEach((name, options) -> {
-      assertEquals(6, options.getRetryOptions().getMaximumAttempts(), name);
+      assertEquals(10, options.getRetryOptions().getMaximumAttempts(), name);
       assertTrue(options.getRetryOptions().getMaximumInterval().compareTo(Duration.ofSeconds(30)) <= 0, name);
     });
   }
