@@ -156,7 +156,12 @@ final class OpenSshServer {
         "MaxSessions 64",
         "Subsystem sftp " + SFTP_SERVER,
         "ForceCommand " + hostExec,
-        "SetEnv \"INPLACE_HOST_ROOT="
+        // HOME is the node root before the user's shell starts: sshd runs every session through the
+        // user's shell, and bash sources ~/.bashrc for sshd; this machine's root .bashrc (pyenv init)
+        // cost 1.1 s and ~100 processes per session (docs/benchmarks.md). A node has none.
+        "SetEnv \"HOME="
+            + root
+            + "\" \"INPLACE_HOST_ROOT="
             + root
             + "\" \"INPLACE_NODE="
             + node

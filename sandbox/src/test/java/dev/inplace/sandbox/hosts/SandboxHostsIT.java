@@ -294,11 +294,28 @@ class SandboxHostsIT {
   }
 
   @Test
+  void openSshSessionsStartInTheNodesHomeNotWithTheMachinesOwnRootDotfiles() throws IOException {
+    // sshd runs each session through the user's shell, and bash sources ~/.bashrc for sshd: with the
+    // machine's root HOME, a developer's .bashrc (pyenv init) cost 1.1 s and ~100 processes per
+    // session. The node root is the session's HOME from the start, so its (absent) .bashrc is read.
+    assumeTrue(server == HostServer.OPENSSH);
+    Path rc = hosts.host("worker-1").root().resolve(".bashrc");
+    Files.writeString(rc, "export INPLACE_SESSION_RC=node-root\n");
+    try (SshTestClient client = SshTestClient.connect(hosts, "worker-1")) {
+      SshTestClient.Result rcSeen = client.exec("echo \"${INPLACE_SESSION_RC:-none}\"", null);
+      assertEquals("node-root", rcSeen.stdout().strip(), rcSeen.stderr());
+    } finally {
+      Files.delete(rc);
+    }
+  }
+
+  @Test
   void openSshNodesGetTheirRootFromSshdConfigNotFromTheClient() throws IOException {
     assumeTrue(server == HostServer.OPENSSH);
     Path config = estate.resolve("openssh/worker-1/sshd_config");
     String text = Files.readString(config);
-    assertTrue(text.contains("SetEnv \"INPLACE_HOST_ROOT=" + hosts.host("worker-1").root() + "\""), text);
+    Path root = hosts.host("worker-1").root();
+    assertTrue(text.contains("SetEnv \"HOME=" + root + "\" \"INPLACE_HOST_ROOT=" + root + "\""), text);
     assertTrue(text.contains("UsePAM no") && text.contains("StrictModes no"), text);
     try (SshTestClient client = SshTestClient.connect(hosts, "worker-1")) {
       // A real sshd process serves the node: the session's parent is sshd.
