@@ -66,6 +66,8 @@ public final class DemoRun {
   /** The failure a node had when the demo acted on it (a skipped node still counts as failed). */
   private final Map<String, NodeStatus> failures = new LinkedHashMap<>();
   private final Map<String, NodePhase> lastPhase = new HashMap<>();
+  /** The parent runs the resources started (for the timeline). */
+  private final Set<String> parentRuns = new java.util.LinkedHashSet<>();
 
   /** One parent run being watched. */
   private record Watched(String label, Supplier<UpgradeProgress> progress, UpgradeControls controls, CompletableFuture<?> result) {}
@@ -118,7 +120,9 @@ public final class DemoRun {
     } else {
       runWorkflows(template, finalStatus);
     }
-    return summarise(finalStatus);
+    DemoSummary summary = summarise(finalStatus);
+    timeline(finalStatus); // after the summary: reading the histories is not the upgrade's time
+    return summary;
   }
 
   /** Starts the parent workflows directly, as the CLI does. */
@@ -197,6 +201,18 @@ public final class DemoRun {
     }
   }
 
+  /** With INPLACE_DEMO_TIMELINE set, every run's history as one timeline (docs/benchmarks.md). */
+  private void timeline(Map<String, NodeStatus> nodes) {
+    String file = System.getenv(DemoTimeline.ENV);
+    if (file == null || file.isBlank()) {
+      return;
+    }
+    Set<String> ids = new java.util.LinkedHashSet<>(parentRuns);
+    nodes.values().stream().map(NodeStatus::workflowId).filter(id -> id != null && !id.isEmpty()).forEach(ids::add);
+    long zeroMillis = System.currentTimeMillis() - (System.nanoTime() - startNanos) / 1_000_000;
+    DemoTimeline.write(java.nio.file.Path.of(file), client, ids, zeroMillis);
+  }
+
   /** A resource's name, kind and status, whichever kind it is. */
   private record HasStatus(String kind, String name, UpgradeStatus status) {
     static HasStatus of(ControlPlaneUpgrade r) {
@@ -239,7 +255,9 @@ public final class DemoRun {
   }
 
   private Watched watched(String label, Object typedStub, Supplier<UpgradeProgress> progress) {
-    CompletableFuture<?> result = WorkflowStub.fromTyped(typedStub).getResultAsync(Object.class);
+    WorkflowStub stub = WorkflowStub.fromTyped(typedStub);
+    CompletableFuture<?> result = stub.getResultAsync(Object.class);
+    parentRuns.add(stub.getExecution().getWorkflowId());
     return new Watched(label, progress, (UpgradeControls) typedStub, result);
   }
 

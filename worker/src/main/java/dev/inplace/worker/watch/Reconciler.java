@@ -54,6 +54,7 @@ final class Reconciler {
   private final RunObserver observer;
   private final StatusWriter writer;
   private final UpgradeEvents events;
+  private final RunEnds runEnds;
   private final WatcherOptions options;
   private final Clock clock;
   /** When each CR (by uid) was last mirrored, and at which generation. */
@@ -69,6 +70,7 @@ final class Reconciler {
       RunObserver observer,
       StatusWriter writer,
       UpgradeEvents events,
+      RunEnds runEnds,
       WatcherOptions options,
       Clock clock) {
     this.client = client;
@@ -77,6 +79,7 @@ final class Reconciler {
     this.observer = observer;
     this.writer = writer;
     this.events = events;
+    this.runEnds = runEnds;
     this.options = options;
     this.clock = clock;
   }
@@ -85,9 +88,10 @@ final class Reconciler {
    * Looks at a CR once.
    *
    * @param tick true when called by the status timer (mirrors even if mirrored moments ago)
+   * @param wake looks at this CR again at once (as the timer would); called when one of its runs ends
    * @throws TransientProblem (and other runtime exceptions) to be tried again later
    */
-  void reconcile(CustomResource<? extends UpgradeSpec<?>, UpgradeStatus> seen, boolean tick) {
+  void reconcile(CustomResource<? extends UpgradeSpec<?>, UpgradeStatus> seen, boolean tick, Runnable wake) {
     CustomResource<? extends UpgradeSpec<?>, UpgradeStatus> cr = writer.read(seen);
     if (cr == null) {
       forget(seen.getMetadata().getUid());
@@ -97,9 +101,9 @@ final class Reconciler {
     MDC.put("cluster", cr.getMetadata().getNamespace() + "/" + clusterName);
     try {
       if (cr.getMetadata().getDeletionTimestamp() != null) {
-        deleting(cr);
+        deleting(cr, wake);
       } else if (cr.getStatus() != null && cr.getStatus().started()) {
-        mirror(cr, tick);
+        mirror(cr, tick, wake);
       } else if (!adopted(cr)) {
         begin(cr);
       }
@@ -317,7 +321,7 @@ final class Reconciler {
 
   // ---- a CR with runs ---------------------------------------------------------------------------
 
-  private void mirror(CustomResource<? extends UpgradeSpec<?>, UpgradeStatus> cr, boolean tick) {
+  private void mirror(CustomResource<? extends UpgradeSpec<?>, UpgradeStatus> cr, boolean tick, Runnable wake) {
     String uid = cr.getMetadata().getUid();
     long generation = generation(cr);
     Instant last = mirroredAt.get(uid);
@@ -335,6 +339,7 @@ final class Reconciler {
     List<RunObservation> runs = observed;
     StatusBuilder build = builder(cr);
     write(cr, previous -> build.mirrored(previous, runs, accepted, false));
+    wakeWhenEnded(runs, wake);
     mirroredAt.put(uid, clock.instant());
     mirroredGeneration.put(uid, generation);
   }
@@ -357,7 +362,7 @@ final class Reconciler {
 
   // ---- a CR being deleted -----------------------------------------------------------------------
 
-  private void deleting(CustomResource<? extends UpgradeSpec<?>, UpgradeStatus> cr) {
+  private void deleting(CustomResource<? extends UpgradeSpec<?>, UpgradeStatus> cr, Runnable wake) {
     if (!cr.getMetadata().getFinalizers().contains(InplaceCrds.FINALIZER)) {
       return;
     }
@@ -393,6 +398,7 @@ final class Reconciler {
     boolean accepted = SpecHash.of(cr.getSpec()).equals(status.getSpecHash());
     if (live) {
       write(cr, previous -> build.mirrored(previous, observed, accepted, true));
+      wakeWhenEnded(observed, wake);
       return;
     }
     write(cr, previous -> build.mirrored(previous, observed, accepted, false));
@@ -404,6 +410,15 @@ final class Reconciler {
   }
 
   // ---- shared -----------------------------------------------------------------------------------
+
+  /** The CR is looked at again the moment a live run of it ends, not at the next status interval. */
+  private void wakeWhenEnded(List<RunObservation> observed, Runnable wake) {
+    for (RunObservation o : observed) {
+      if (o.state() == RunObservation.State.RUNNING) {
+        runEnds.watch(o.workflowId(), wake);
+      }
+    }
+  }
 
   private List<RunObservation> observeAll(UpgradeStatus status) {
     List<RunObservation> observed = new ArrayList<>();

@@ -36,6 +36,8 @@ import dev.inplace.workflows.options.ActivityOptionsCatalog;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -76,6 +78,14 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
    * with no node changed (aborted, cancelled, every node skipped) removes its pause again.
    */
   static final String PAUSE_CONTROL_PLANE_CHANGE = "control-plane-paused-for-run";
+
+  /**
+   * Change ID: from version 1 on, preflight inspects the control-plane hosts all at once (each a
+   * read-only look) and judges them in Machine order as before; older runs inspect one after the
+   * other. Same activities, same refusals; the preflight takes the longest inspection instead of
+   * their sum.
+   */
+  static final String PARALLEL_HOST_INSPECTION_CHANGE = "control-plane-hosts-inspected-together";
 
   private final NodeBook book = new NodeBook();
   private final NodeThreads threads = new NodeThreads();
@@ -203,17 +213,22 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
           "control-plane node(s) not Ready: " + ClusterPreflight.list(notReady));
     }
 
-    for (MachineInfo m : controlPlanes) {
-      NodeState state = byName.get(m.nodeName());
-      if (needsNoHostCheck(m, state.kubeletVersion())) {
-        continue;
+    List<MachineInfo> toInspect = controlPlanes.stream()
+        .filter(m -> !needsNoHostCheck(m, byName.get(m.nodeName()).kubeletVersion()))
+        .toList();
+    boolean together = Workflow.getVersion(PARALLEL_HOST_INSPECTION_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+    Map<String, Promise<HostFacts>> inspections = new LinkedHashMap<>();
+    if (together) {
+      for (MachineInfo m : toInspect) {
+        inspections.put(m.nodeName(), Async.function(hosts::inspectHost, inspectRequest(requests.get(m.nodeName()))));
       }
+    }
+    for (MachineInfo m : toInspect) {
       NodeUpgradeRequest child = requests.get(m.nodeName());
       HostFacts facts =
           status.preflight("inspecting the host of " + m.nodeName(), UpgradeFailures.PREFLIGHT_FAILED,
-              () -> hosts.inspectHost(new HostInspectRequest(
-                  child.hostAccess(), child.distribution(), NodeRole.CONTROL_PLANE, child.profile(), child.artifacts())));
-      Optional<ApplicationFailure> refusal = NodePreflight.refusal(child, state, facts, versions);
+              () -> together ? inspections.get(m.nodeName()).get() : hosts.inspectHost(inspectRequest(child)));
+      Optional<ApplicationFailure> refusal = NodePreflight.refusal(child, byName.get(m.nodeName()), facts, versions);
       if (refusal.isPresent()) {
         throw status.refuse(refusal.get().getType(), refusal.get().getOriginalMessage());
       }
@@ -229,6 +244,11 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
       }
     }
     return requests;
+  }
+
+  private static HostInspectRequest inspectRequest(NodeUpgradeRequest child) {
+    return new HostInspectRequest(
+        child.hostAccess(), child.distribution(), NodeRole.CONTROL_PLANE, child.profile(), child.artifacts());
   }
 
   /**

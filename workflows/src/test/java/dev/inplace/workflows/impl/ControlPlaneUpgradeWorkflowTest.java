@@ -45,6 +45,7 @@ import dev.inplace.workflows.api.HostActivities.ArtifactCheckResult;
 import dev.inplace.workflows.api.HostActivities.EtcdSnapshotRequest;
 import dev.inplace.workflows.api.HostActivities.EtcdSnapshotResult;
 import dev.inplace.workflows.api.HostActivities.HostFacts;
+import dev.inplace.workflows.api.HostActivities.HostInspectRequest;
 import dev.inplace.workflows.api.NodeActivities;
 import dev.inplace.workflows.api.NodeActivities.BlockingBudget;
 import dev.inplace.workflows.api.NodeActivities.BudgetReport;
@@ -292,6 +293,51 @@ class ControlPlaneUpgradeWorkflowTest {
     assertNothingChanged();
   }
 
+  @Test
+  void preflightInspectsEveryControlPlaneHostAtOnce(TestWorkflowEnvironment env, Worker worker) {
+    // Each inspection answers only once all three are under way: one after the other would never get there.
+    java.util.concurrent.CountDownLatch underWay = new java.util.concurrent.CountDownLatch(3);
+    when(hosts.inspectHost(any())).thenAnswer(inv -> {
+      underWay.countDown();
+      if (!underWay.await(10, TimeUnit.SECONDS)) {
+        throw UpgradeFailures.nonRetryable(UpgradeFailures.PREFLIGHT_FAILED, "inspected one at a time");
+      }
+      return Fixtures.hostWithOldRelease();
+    });
+
+    ControlPlaneUpgradeResult result = start(env, worker).upgrade(request);
+
+    assertEquals(3, result.upgraded());
+    assertEquals(0, underWay.getCount());
+    verify(hosts, times(3)).inspectHost(any());
+  }
+
+  @Test
+  void inspectedTogetherTheRefusalIsStillTheFirstControlPlaneInMachineOrder(TestWorkflowEnvironment env, Worker worker) {
+    // cp-3's host refuses at once; cp-2's answers later with another refusal: cp-2's is the one reported.
+    java.util.concurrent.CountDownLatch cp3Answered = new java.util.concurrent.CountDownLatch(1);
+    HostFacts old = Fixtures.hostWithOldRelease();
+    when(hosts.inspectHost(any())).thenAnswer(inv -> {
+      HostInspectRequest r = inv.getArgument(0);
+      switch (r.host().nodeName()) {
+        case "cp-3" -> {
+          cp3Answered.countDown();
+          throw UpgradeFailures.nonRetryable(UpgradeFailures.HOST_KEY_MISMATCH, "host key of cp-3 does not match the pinned key");
+        }
+        case "cp-2" -> {
+          cp3Answered.await(10, TimeUnit.SECONDS);
+          return new HostFacts("arm64", old.stagingFreeBytes(), old.installed(), old.installedVersion(), true);
+        }
+        default -> {
+          return old;
+        }
+      }
+    });
+
+    assertRefused(env, worker, UpgradeFailures.ARCHITECTURE_MISMATCH, "arm64");
+    assertEquals(0, cp3Answered.getCount());
+  }
+
   private void assertRefused(TestWorkflowEnvironment env, Worker worker, String type, String text) {
     ControlPlaneUpgradeWorkflow run = start(env, worker);
     WorkflowFailedException e = assertThrows(WorkflowFailedException.class, () -> run.upgrade(request));
@@ -503,6 +549,18 @@ class ControlPlaneUpgradeWorkflowTest {
     run.retryNode("cp-2");
     assertEquals(3, resultOf(run).upgraded());
     HistoryFixtures.record(env, workflowId, null, "cp-upgrade-halted-retried-mark-owner.json");
+  }
+
+  /**
+   * Records the history of change control-plane-hosts-inspected-together (the hosts inspected at
+   * once in preflight) for {@link ParentUpgradeReplayTest}.
+   */
+  @Test
+  @EnabledIfSystemProperty(named = "histories.update", matches = "true")
+  void recordHostsInspectedTogetherHistory(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    HistoryFixtures.assumeNotRecorded("cp-upgrade-hosts-inspected-together.json");
+    assertEquals(3, start(env, worker).upgrade(request).upgraded());
+    HistoryFixtures.record(env, workflowId, null, "cp-upgrade-hosts-inspected-together.json");
   }
 
   /**

@@ -87,7 +87,8 @@ class ParentUpgradeReplayTest {
         Arguments.of("cp-upgrade-k0s-next-build.json", ClusterPreflight.K0S_NODE_VERSION_CHANGE),
         Arguments.of("workers-upgrade-k0s-next-build.json", ClusterPreflight.K0S_NODE_VERSION_CHANGE),
         Arguments.of("cp-upgrade-child-descriptions.json", NodeChildren.CHILD_DESCRIPTIONS_CHANGE),
-        Arguments.of("workers-upgrade-child-descriptions.json", NodeChildren.CHILD_DESCRIPTIONS_CHANGE));
+        Arguments.of("workers-upgrade-child-descriptions.json", NodeChildren.CHILD_DESCRIPTIONS_CHANGE),
+        Arguments.of("cp-upgrade-hosts-inspected-together.json", ControlPlaneUpgradeWorkflowImpl.PARALLEL_HOST_INSPECTION_CHANGE));
   }
 
   @ParameterizedTest

@@ -35,7 +35,8 @@ class VersionedBranchesTest {
       new Change(NodeUpgradeWorkflowImpl.CATALOGUE_RULES_CHANGE, 1, List.of("node-upgrade-")),
       new Change(NodeUpgradeWorkflowImpl.K0S_NODE_VERSION_CHANGE, 1, List.of("node-upgrade-")),
       new Change(ClusterPreflight.K0S_NODE_VERSION_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-", "plan-")),
-      new Change(NodeChildren.CHILD_DESCRIPTIONS_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")));
+      new Change(NodeChildren.CHILD_DESCRIPTIONS_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
+      new Change(ControlPlaneUpgradeWorkflowImpl.PARALLEL_HOST_INSPECTION_CHANGE, 1, List.of("cp-upgrade-")));
 
   /** The classes of the workflow implementations that may declare change IDs. */
   static final List<Class<?>> IMPLEMENTATIONS = List.of(
