@@ -2,7 +2,7 @@ package dev.inplace.worker.watch;
 
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;
-import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,8 +15,7 @@ import java.util.function.Function;
  */
 final class RunEnds {
   private final Function<String, CompletableFuture<?>> whenClosed;
-  /** The live runs waited for, each with the wake of the latest look (a new watch loop replaces an old one's). */
-  private final Map<String, Runnable> watched = new ConcurrentHashMap<>();
+  private final Set<String> watched = ConcurrentHashMap.newKeySet();
 
   RunEnds(WorkflowClient client) {
     this(workflowId -> client.newUntypedWorkflowStub(workflowId).getResultAsync(Object.class));
@@ -29,12 +28,11 @@ final class RunEnds {
 
   /**
    * Calls {@code wake} once when the run ends (completed, failed, cancelled, terminated or timed
-   * out). A run already watched is not waited for twice: the latest {@code wake} given is the one
-   * called. A wait that breaks for another reason (the server unreachable) wakes nobody, so the next
-   * status look registers it again without a loop.
+   * out). A run already watched is not watched twice; a wait that breaks for another reason (the
+   * server unreachable) wakes nobody, so the next status look registers it again without a loop.
    */
   void watch(String workflowId, Runnable wake) {
-    if (watched.put(workflowId, wake) != null) {
+    if (!watched.add(workflowId)) {
       return;
     }
     CompletableFuture<?> closed;
@@ -46,16 +44,16 @@ final class RunEnds {
     }
     closed.whenComplete(
         (result, error) -> {
-          Runnable latest = watched.remove(workflowId);
-          if (latest != null && (error == null || ended(error))) {
-            latest.run();
+          watched.remove(workflowId);
+          if (error == null || ended(error)) {
+            wake.run();
           }
         });
   }
 
   /** Whether a run is being waited for (tests). */
   boolean watching(String workflowId) {
-    return watched.containsKey(workflowId);
+    return watched.contains(workflowId);
   }
 
   private static boolean ended(Throwable error) {

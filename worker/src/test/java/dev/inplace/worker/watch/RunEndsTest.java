@@ -60,19 +60,6 @@ class RunEndsTest {
   }
 
   @Test
-  void theWakeOfTheLatestLookIsTheOneCalled() {
-    AtomicInteger oldLoop = new AtomicInteger();
-    ends.watch("run-1", oldLoop::incrementAndGet); // a watch loop that lost the Lease since
-    ends.watch("run-1", wakes::incrementAndGet);
-
-    waits.get("run-1").complete(null);
-
-    assertEquals(0, oldLoop.get());
-    assertEquals(1, wakes.get());
-    assertEquals(1, asked.get());
-  }
-
-  @Test
   void aWaitThatBreaksWakesNobodyAndTheNextLookWaitsAgain() {
     ends.watch("run-1", wakes::incrementAndGet);
 
