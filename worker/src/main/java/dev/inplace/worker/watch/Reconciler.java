@@ -54,7 +54,6 @@ final class Reconciler {
   private final RunObserver observer;
   private final StatusWriter writer;
   private final UpgradeEvents events;
-  private final RunEnds runEnds;
   private final WatcherOptions options;
   private final Clock clock;
   /** When each CR (by uid) was last mirrored, and at which generation. */
@@ -70,7 +69,6 @@ final class Reconciler {
       RunObserver observer,
       StatusWriter writer,
       UpgradeEvents events,
-      RunEnds runEnds,
       WatcherOptions options,
       Clock clock) {
     this.client = client;
@@ -79,7 +77,6 @@ final class Reconciler {
     this.observer = observer;
     this.writer = writer;
     this.events = events;
-    this.runEnds = runEnds;
     this.options = options;
     this.clock = clock;
   }
@@ -88,10 +85,9 @@ final class Reconciler {
    * Looks at a CR once.
    *
    * @param tick true when called by the status timer (mirrors even if mirrored moments ago)
-   * @param wake looks at this CR again at once (as the timer would); called when one of its runs ends
    * @throws TransientProblem (and other runtime exceptions) to be tried again later
    */
-  void reconcile(CustomResource<? extends UpgradeSpec<?>, UpgradeStatus> seen, boolean tick, Runnable wake) {
+  void reconcile(CustomResource<? extends UpgradeSpec<?>, UpgradeStatus> seen, boolean tick) {
     CustomResource<? extends UpgradeSpec<?>, UpgradeStatus> cr = writer.read(seen);
     if (cr == null) {
       forget(seen.getMetadata().getUid());
@@ -101,9 +97,9 @@ final class Reconciler {
     MDC.put("cluster", cr.getMetadata().getNamespace() + "/" + clusterName);
     try {
       if (cr.getMetadata().getDeletionTimestamp() != null) {
-        deleting(cr, wake);
+        deleting(cr);
       } else if (cr.getStatus() != null && cr.getStatus().started()) {
-        mirror(cr, tick, wake);
+        mirror(cr, tick);
       } else if (!adopted(cr)) {
         begin(cr);
       }
@@ -321,7 +317,7 @@ final class Reconciler {
 
   // ---- a CR with runs ---------------------------------------------------------------------------
 
-  private void mirror(CustomResource<? extends UpgradeSpec<?>, UpgradeStatus> cr, boolean tick, Runnable wake) {
+  private void mirror(CustomResource<? extends UpgradeSpec<?>, UpgradeStatus> cr, boolean tick) {
     String uid = cr.getMetadata().getUid();
     long generation = generation(cr);
     Instant last = mirroredAt.get(uid);
@@ -339,7 +335,6 @@ final class Reconciler {
     List<RunObservation> runs = observed;
     StatusBuilder build = builder(cr);
     write(cr, previous -> build.mirrored(previous, runs, accepted, false));
-    wakeWhenEnded(runs, wake);
     mirroredAt.put(uid, clock.instant());
     mirroredGeneration.put(uid, generation);
   }
@@ -362,7 +357,7 @@ final class Reconciler {
 
   // ---- a CR being deleted -----------------------------------------------------------------------
 
-  private void deleting(CustomResource<? extends UpgradeSpec<?>, UpgradeStatus> cr, Runnable wake) {
+  private void deleting(CustomResource<? extends UpgradeSpec<?>, UpgradeStatus> cr) {
     if (!cr.getMetadata().getFinalizers().contains(InplaceCrds.FINALIZER)) {
       return;
     }
@@ -398,7 +393,6 @@ final class Reconciler {
     boolean accepted = SpecHash.of(cr.getSpec()).equals(status.getSpecHash());
     if (live) {
       write(cr, previous -> build.mirrored(previous, observed, accepted, true));
-      wakeWhenEnded(observed, wake);
       return;
     }
     write(cr, previous -> build.mirrored(previous, observed, accepted, false));
@@ -410,15 +404,6 @@ final class Reconciler {
   }
 
   // ---- shared -----------------------------------------------------------------------------------
-
-  /** The CR is looked at again the moment a live run of it ends, not at the next status interval. */
-  private void wakeWhenEnded(List<RunObservation> observed, Runnable wake) {
-    for (RunObservation o : observed) {
-      if (o.state() == RunObservation.State.RUNNING) {
-        runEnds.watch(o.workflowId(), wake);
-      }
-    }
-  }
 
   private List<RunObservation> observeAll(UpgradeStatus status) {
     List<RunObservation> observed = new ArrayList<>();

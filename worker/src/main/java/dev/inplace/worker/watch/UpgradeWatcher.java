@@ -63,7 +63,6 @@ public final class UpgradeWatcher implements AutoCloseable {
             new RunObserver(client),
             new StatusWriter(management),
             new UpgradeEvents(management, identity),
-            new RunEnds(client),
             options,
             Clock.systemUTC());
     this.electionThreads =

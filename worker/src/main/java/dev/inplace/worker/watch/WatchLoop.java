@@ -1,7 +1,6 @@
 package dev.inplace.worker.watch;
 
 import dev.inplace.worker.crd.ControlPlaneUpgrade;
-import dev.inplace.worker.crd.UpgradePhase;
 import dev.inplace.worker.crd.UpgradeSpec;
 import dev.inplace.worker.crd.UpgradeStatus;
 import dev.inplace.worker.crd.WorkersUpgrade;
@@ -14,7 +13,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -25,9 +23,7 @@ import org.slf4j.LoggerFactory;
  * Informers on both kinds feed a queue of CR keys that one thread works through, so each CR is
  * handled by one reconcile at a time and a key queued twice is handled once. A timer queues every
  * unsettled CR each status interval (that is the status mirror's rate); failures are retried with
- * exponential backoff. Two events do not wait for the timer: a run that ends queues its CR at once
- * ({@link RunEnds}), and a ControlPlaneUpgrade whose phase changes (or that goes away) queues the
- * WorkersUpgrades of its namespace still waiting to start.
+ * exponential backoff.
  */
 final class WatchLoop implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WatchLoop.class);
@@ -48,7 +44,7 @@ final class WatchLoop implements AutoCloseable {
   private final Map<Key, Boolean> queued = new LinkedHashMap<>();
   private final Map<Key, Integer> failures = new HashMap<>();
   private SharedIndexInformer<ControlPlaneUpgrade> controlPlanes;
-  private volatile SharedIndexInformer<WorkersUpgrade> workers;
+  private SharedIndexInformer<WorkersUpgrade> workers;
   private volatile boolean closed;
 
   WatchLoop(KubernetesClient client, Reconciler reconciler, WatcherOptions options) {
@@ -88,17 +84,11 @@ final class WatchLoop implements AutoCloseable {
           @Override
           public void onUpdate(T before, T after) {
             enqueue(key(type, after), false);
-            if (type == ControlPlaneUpgrade.class && phaseChanged(before, after)) {
-              wakeWaitingWorkers(after.getMetadata().getNamespace());
-            }
           }
 
           @Override
           public void onDelete(T cr, boolean finalStateUnknown) {
             // Gone for good: a CR with our finalizer is seen with its deletionTimestamp first.
-            if (type == ControlPlaneUpgrade.class) {
-              wakeWaitingWorkers(cr.getMetadata().getNamespace());
-            }
           }
         });
     informer.exceptionHandler(
@@ -109,32 +99,6 @@ final class WatchLoop implements AutoCloseable {
         });
     informer.start();
     return informer;
-  }
-
-  private static boolean phaseChanged(
-      CustomResource<?, UpgradeStatus> before, CustomResource<?, UpgradeStatus> after) {
-    return phase(before) != phase(after);
-  }
-
-  private static UpgradePhase phase(CustomResource<?, UpgradeStatus> cr) {
-    return cr == null || cr.getStatus() == null ? null : cr.getStatus().getPhase();
-  }
-
-  /**
-   * A WorkersUpgrade that has not started waits for a ControlPlaneUpgrade of its cluster: it is
-   * looked at again when one changes phase, so it starts as soon as the control plane is done.
-   */
-  private void wakeWaitingWorkers(String namespace) {
-    if (workers == null) {
-      return; // not started yet: its first look comes from its own informer
-    }
-    for (WorkersUpgrade w : workers.getStore().list()) {
-      if (Objects.equals(namespace, w.getMetadata().getNamespace())
-          && (w.getStatus() == null || !w.getStatus().started())
-          && Reconciler.needsAttention(w)) {
-        enqueue(key(WorkersUpgrade.class, w), true);
-      }
-    }
   }
 
   private static Key key(Class<?> type, CustomResource<?, ?> cr) {
@@ -192,7 +156,7 @@ final class WatchLoop implements AutoCloseable {
       return;
     }
     try {
-      reconciler.reconcile(cr, tick, () -> enqueue(key, true));
+      reconciler.reconcile(cr, tick);
       failures.remove(key);
     } catch (RuntimeException e) {
       int n = failures.merge(key, 1, Integer::sum);

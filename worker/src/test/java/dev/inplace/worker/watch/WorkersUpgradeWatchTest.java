@@ -23,7 +23,6 @@ import dev.inplace.workflows.failure.UpgradeFailures;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -106,27 +105,6 @@ class WorkersUpgradeWatchTest {
     UpgradeStatus started = h.awaitStatus(cr, s -> s.getPhase() == UpgradePhase.RUNNING);
     assertEquals(List.of(runId(cr, "md-b")), started.getWorkflowIds());
     assertEquals(List.of(cpRun, runId(cr, "md-b")), h.starts);
-  }
-
-  @Test
-  void itStartsWhenItsControlPlaneUpgradesRunEndsWithoutWaitingForTheStatusTimer() {
-    // A status timer that never fires within the test: only the events can carry the CRs along.
-    h.watcher(WatcherOptions.defaults().withStatusInterval(Duration.ofHours(1)).withResyncPeriod(Duration.ofHours(1)));
-    var cp = h.create(TestEstate.controlPlaneUpgrade("cp", TestEstate.spec(new ControlPlaneUpgradeSpec())));
-    WorkersUpgrade cr = h.create(TestEstate.workersUpgrade("workers", TestEstate.spec(new WorkersUpgradeSpec())
-        .setMachineDeployments(List.of("md-b"))));
-    h.awaitStatus(cr, s -> s.getPhase() == UpgradePhase.WAITING);
-    String cpRun = WorkflowIds.controlPlaneUpgradeForResource(TestEstate.NAMESPACE, "cp", cp.getMetadata().getUid());
-    h.awaitStatus(cp, s -> s.getPhase() == UpgradePhase.RUNNING);
-
-    controlPlaneAtTarget();
-    h.signal(cpRun, FakeRun.FINISH);
-    h.signal(cpRun, FakeRun.FINISH);
-
-    // The run's end wakes its CR (Succeeded), whose phase change wakes the waiting WorkersUpgrade.
-    h.awaitStatus(cp, s -> s.getPhase() == UpgradePhase.SUCCEEDED);
-    UpgradeStatus started = h.awaitStatus(cr, s -> s.getPhase() == UpgradePhase.RUNNING);
-    assertEquals(List.of(runId(cr, "md-b")), started.getWorkflowIds());
   }
 
   @Test
