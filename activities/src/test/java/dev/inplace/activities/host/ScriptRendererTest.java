@@ -133,54 +133,46 @@ class ScriptRendererTest {
 
   @Test
   void aHookLineTakesTheDistributionsOwnFragmentElseTheDefault() {
-    ScriptValues values =
-        new ScriptValues()
-            .with("staging_dir", "/s")
-            .with("bin_dir", "/b")
-            .with("version_binary", "x")
-            .with("service", "x")
-            .withRows("install_paths", List.of());
+    ScriptValues values = inspectValues();
     assertTrue(k3s.render("inspect", values).text().contains("  \"$1\" --version\n"));
     assertTrue(new ScriptRenderer("k0s").render("inspect", values).text().contains("  \"$1\" version\n"));
   }
 
   @Test
   void theReadOnlyInspectionWritesNoJournalWhileEveryOtherStepJournalsItself() {
-    ScriptValues values =
-        new ScriptValues()
-            .with("staging_dir", "/s")
-            .with("bin_dir", "/b")
-            .with("version_binary", "x")
-            .with("service", "x")
-            .withRows("install_paths", List.of());
+    ScriptValues values = inspectValues();
     String inspect = k3s.render("inspect", values).text();
     assertFalse(inspect.contains("journal"), "a plan's host inspection changes no byte on the host");
     assertTrue(inspect.contains(ScriptRenderer.READ_ONLY_MARKER + "\n"));
-    String restart =
-        k3s.render("restart", new ScriptValues().with("service", "k3s").with("active_checks", "3")
-            .with("check_interval_seconds", "1")).text();
+    String restart = restartScript();
     assertTrue(restart.contains("journal begin"), "a step that acts journals its begin");
   }
 
   @Test
   void everyScriptPulsesWhileItRunsTheReadOnlyInspectionToo() {
-    ScriptValues values =
-        new ScriptValues()
-            .with("staging_dir", "/s")
-            .with("bin_dir", "/b")
-            .with("version_binary", "x")
-            .with("service", "x")
-            .withRows("install_paths", List.of());
+    ScriptValues values = inspectValues();
     String inspect = k3s.render("inspect", values).text();
-    String restart =
-        k3s.render("restart", new ScriptValues().with("service", "k3s").with("active_checks", "3")
-            .with("check_interval_seconds", "1")).text();
+    String restart = restartScript();
     for (String script : List.of(inspect, restart)) {
       assertTrue(script.contains("pulse_loop </dev/null >/dev/null &\n"), script);
     }
     // The journal's exit trap replaces the pulse's, so it stops the pulse itself, on a signal too.
     assertTrue(restart.contains("journal_exit() {\n  pulse_stop\n"), restart);
     assertTrue(restart.contains("journal_signal() {\n  trap - EXIT \"$1\"\n  pulse_stop\n"), restart);
+  }
+
+  private static ScriptValues inspectValues() {
+    return new ScriptValues()
+        .with("staging_dir", "/s")
+        .with("bin_dir", "/b")
+        .with("version_binary", "x")
+        .with("service", "x")
+        .withRows("install_paths", List.of());
+  }
+
+  private String restartScript() {
+    return k3s.render("restart", new ScriptValues().with("service", "k3s").with("active_checks", "3")
+        .with("check_interval_seconds", "1")).text();
   }
 
   private static List<String> functions(Path file) throws IOException {
