@@ -11,6 +11,7 @@ import dev.inplace.worker.watch.WatcherOptions.LeaderElection;
 import dev.inplace.workflows.api.WorkflowIds;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class LeaderElectionTest {
   KubernetesClient client;
+  KubernetesMockServer server;
   private WatcherHarness h;
 
   @BeforeEach
@@ -33,6 +35,7 @@ class LeaderElectionTest {
   @AfterEach
   void tearDown() {
     h.close();
+    WatcherHarness.stopMockServer(server);
   }
 
   /**
