@@ -38,6 +38,7 @@ final class RunCommands {
 
     @Override
     public Integer call() {
+      RunViews.runId(id);
       format.output.print(context.out, RunViews.progress(context.client(), id), p -> RunViews.printTable(context.out, p));
       return CliErrors.OK;
     }
@@ -60,6 +61,7 @@ final class RunCommands {
 
     @Override
     public Integer call() throws InterruptedException {
+      RunViews.runId(id);
       Object last = null;
       while (true) {
         WorkflowExecutionStatus status = context.client().newUntypedWorkflowStub(id).describe().getStatus();
@@ -108,6 +110,7 @@ final class RunCommands {
 
     @Override
     public Integer call() {
+      RunViews.parentRunId(id);
       context.out.println(update.apply(RunViews.controls(context.client(), id), argument()));
       return CliErrors.OK;
     }

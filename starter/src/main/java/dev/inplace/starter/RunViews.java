@@ -17,20 +17,36 @@ import java.util.Locale;
 final class RunViews {
   private RunViews() {}
 
-  /** The operator controls of a parent run; a usage error for any other ID. */
-  static UpgradeControls controls(WorkflowClient client, String id) {
-    if (id.startsWith("cp-upgrade/")) {
-      return client.newWorkflowStub(ControlPlaneUpgradeWorkflow.class, id);
-    }
-    if (id.startsWith("workers-upgrade/")) {
-      return client.newWorkflowStub(WorkersUpgradeWorkflow.class, id);
+  /**
+   * {@code id} if it names a parent run (the operator Updates go to those only); a usage error
+   * otherwise. Checked before the CLI connects, so a mistyped ID is exit 2 with nothing sent.
+   */
+  static String parentRunId(String id) {
+    if (id.startsWith("cp-upgrade/") || id.startsWith("workers-upgrade/")) {
+      return id;
     }
     throw new CliException("'" + id + "' is not a cp-upgrade/ or workers-upgrade/ workflow ID");
   }
 
+  /** {@code id} if it names a parent or a node run (they have a progress); a usage error otherwise. */
+  static String runId(String id) {
+    if (id.startsWith("node-upgrade/") || id.startsWith("cp-upgrade/") || id.startsWith("workers-upgrade/")) {
+      return id;
+    }
+    throw new CliException("'" + id + "' is not a cp-upgrade/, workers-upgrade/ or node-upgrade/ workflow ID");
+  }
+
+  /** The operator controls of a parent run; a usage error for any other ID. */
+  static UpgradeControls controls(WorkflowClient client, String id) {
+    if (parentRunId(id).startsWith("cp-upgrade/")) {
+      return client.newWorkflowStub(ControlPlaneUpgradeWorkflow.class, id);
+    }
+    return client.newWorkflowStub(WorkersUpgradeWorkflow.class, id);
+  }
+
   /** A parent run's {@link UpgradeProgress} or a node run's {@link NodeProgress}. */
   static Object progress(WorkflowClient client, String id) {
-    if (id.startsWith("node-upgrade/")) {
+    if (runId(id).startsWith("node-upgrade/")) {
       return WorkflowStub.fromTyped(client.newWorkflowStub(NodeUpgradeWorkflow.class, id)).query("progress", NodeProgress.class);
     }
     return controls(client, id).progress();

@@ -1,6 +1,7 @@
 package dev.inplace.starter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -76,6 +77,20 @@ class CommandTreeTest {
   void withoutATemporalAddressItSaysWhatToSetAndExitsTwo() {
     assertEquals(2, run(Map.of(), "status", "cp-upgrade/fleet/edge-1/v1"));
     assertTrue(err.toString().contains("TEMPORAL_ADDRESS"), err.toString());
+  }
+
+  @Test
+  void aMistypedRunIdIsAUsageErrorNamingTheKindsOfIdBeforeAnyConnection() {
+    // Nothing listens on port 1: had the CLI connected first, these would exit 3.
+    Map<String, String> unreachable = Map.of("TEMPORAL_ADDRESS", "127.0.0.1:1");
+    assertEquals(2, run(unreachable, "status", "edge-1"));
+    assertTrue(err.toString().contains("'edge-1' is not a cp-upgrade/, workers-upgrade/ or node-upgrade/ workflow ID"),
+        err.toString());
+    assertTrue(err.toString().contains("Usage: inplace status"), err.toString());
+    assertEquals(2, run(unreachable, "watch", "edge-1"));
+    assertEquals(2, run(unreachable, "pause", "node-upgrade/fleet/edge-1-cp-0/v1.31.2"));
+    assertTrue(err.toString().contains("is not a cp-upgrade/ or workers-upgrade/ workflow ID"), err.toString());
+    assertFalse(err.toString().contains("cannot connect to Temporal"), err.toString());
   }
 
   @Test
