@@ -230,6 +230,78 @@ class DemoIT {
         "--fail", "worker-b-1:restart", "--on-failure", "skip", "--ready-timeout", "10");
   }
 
+  /**
+   * issue 15's Kairos demo, with its failure: from the hosts' own A/B state (the fake kairos-agent's
+   * files, which the kubelet simulator and the boots write, not the product's report): every node
+   * booted the new image once, and the failing worker was booted back into its fallback image and is
+   * Ready and schedulable on its previous version.
+   */
+  @Test
+  void upgradesKairosHostsByRebootingIntoTheNewImageAndBootsTheFailingWorkerBackIntoItsFallback() throws Exception {
+    demo(
+        (estate, summary, output) -> {
+          assertEquals(3, summary.nodes(), output);
+          assertEquals(2, summary.upgraded(), output);
+          assertEquals(1, summary.rolledBack(), output);
+          assertEquals("verify", outcome(summary, "worker-1").failedStep(), output);
+          String from = estate.spec().fromVersion();
+          String to = estate.spec().toVersion();
+          Artifact fromImage = estate.releases().osImage(from);
+          Artifact toImage = estate.releases().osImage(to);
+          for (Estate.EstateNode node : estate.nodes()) {
+            boolean back = node.name().equals("worker-1");
+            Node n = estate.workload().nodes().withName(node.name()).get();
+            assertEquals(back ? from : to, n.getStatus().getNodeInfo().getKubeletVersion(), node.name());
+            assertFalse(Boolean.TRUE.equals(n.getSpec().getUnschedulable()), node.name() + " must be schedulable");
+            assertTrue(n.getStatus().getConditions().stream()
+                .anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True")), node.name() + " Ready");
+            assertEquals(back ? from : to, spec(estate, CapiResources.MACHINE, node.machine()).get("version"));
+            assertNoInplaceAnnotations(estate, CapiResources.MACHINE, node.machine());
+
+            Path kairos = estate.hostRoot(node.name()).resolve(".sandbox/kairos");
+            assertEquals(toImage.sha256(), Files.readString(kairos.resolve("active")).strip(), node.name() + " active image");
+            assertEquals(fromImage.sha256(), Files.readString(kairos.resolve("passive")).strip(),
+                node.name() + " the previous image kept as the fallback");
+            assertEquals(back ? "passive_boot" : "active_boot", Files.readString(kairos.resolve("booted")).strip(),
+                node.name() + " booted entry");
+            // One reboot into the new image; the failing worker one more, into its fallback.
+            assertEquals(back ? "2" : "1", Files.readString(kairos.resolve("boots")).strip(), node.name() + " boots");
+          }
+          assertEquals("fallback", Files.readString(estate.hostRoot("worker-1").resolve(".sandbox/kairos/default")).strip(),
+              "the fallback entry stays selected for the next boots");
+        },
+        "--os", "kairos", "--control-planes", "1", "--pools", "1", "--workers", "2", "--binary-size-mib", "1",
+        "--fail", "worker-1:verify", "--on-failure", "skip", "--ready-timeout", "10");
+  }
+
+  /**
+   * issue 13's single-node cluster: one k3s server on SQLite is upgraded; its snapshot is a copy of
+   * the datastore file (no embedded etcd to ask), and its drain is skipped, which the resource says.
+   */
+  @Test
+  void upgradesASingleServerOnSqliteWithACopyOfItsDatastoreAndNoDrain() throws Exception {
+    demo(
+        (estate, summary, output) -> {
+          assertEquals(1, summary.nodes(), output);
+          assertEquals(1, summary.upgraded(), output);
+          assertNodesAndHosts(estate, List.of());
+          ControlPlaneUpgrade cr =
+              estate.management().resources(ControlPlaneUpgrade.class).inNamespace(Estate.NAMESPACE).withName(CR_NAME).get();
+          assertEquals(UpgradePhase.SUCCEEDED, cr.getStatus().getPhase(), output);
+          var drainSkipped = cr.getStatus().condition("DrainSkipped").orElseThrow();
+          assertEquals("True", drainSkipped.getStatus());
+          assertEquals("SingleNodeCluster", drainSkipped.getReason());
+          Path db = estate.hostRoot("cp-0").resolve("var/lib/rancher/k3s/server/db");
+          assertFalse(Files.exists(db.resolve("etcd")), "a single server runs on SQLite");
+          try (var snapshots = Files.list(db.resolve("snapshots"))) {
+            assertTrue(snapshots.map(f -> f.getFileName().toString())
+                .anyMatch(f -> f.startsWith(cr.getStatus().getEtcdSnapshot()) && f.endsWith(".sqlite.tar")),
+                "a copy of state.db on cp-0");
+          }
+        },
+        "--control-planes", "1", "--workers", "0", "--binary-size-mib", "1");
+  }
+
   private static Object k0sTemplateVersion(Estate estate, String pool) {
     Map<?, ?> template = (Map<?, ?>) spec(estate, CapiResources.K0S_WORKER_CONFIG_TEMPLATE, pool).get("template");
     return ((Map<?, ?>) template.get("spec")).get("version");
