@@ -8,8 +8,6 @@ import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow;
 import dev.inplace.workflows.api.HostActivities;
 import dev.inplace.workflows.api.HostActivities.ArtifactCheckRequest;
-import dev.inplace.workflows.api.HostActivities.EtcdSnapshotRequest;
-import dev.inplace.workflows.api.HostActivities.EtcdSnapshotResult;
 import dev.inplace.workflows.api.HostActivities.HostFacts;
 import dev.inplace.workflows.api.HostActivities.HostInspectRequest;
 import dev.inplace.workflows.api.KubeVersion;
@@ -44,7 +42,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.slf4j.Logger;
 
 /**
  * ControlPlaneUpgrade (DESIGN s.3): cluster preflight, an etcd snapshot on the first control-plane
@@ -54,8 +51,6 @@ import org.slf4j.Logger;
  * <p>A control plane has a handful of nodes, so its history stays small and it never continues as new.
  */
 public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkflow {
-  private static final Logger log = Workflow.getLogger(ControlPlaneUpgradeWorkflowImpl.class);
-
   private final ClusterApiActivities clusterApi =
       Workflow.newActivityStub(ClusterApiActivities.class, ActivityOptionsCatalog.kubeCall());
   private final NodeActivities nodes =
@@ -97,6 +92,7 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
   private final NodeLoop loop = new NodeLoop(book, threads, rules, status, children);
   private final OperatorControls controls =
       new OperatorControls(RunSearchAttributes.KIND_CONTROL_PLANE, book, rules, threads);
+  private final EtcdSnapshotStep etcdSnapshot = new EtcdSnapshotStep(hosts, status);
   private ClusterRef cluster;
   private NodeUpgradeTemplate template;
   private List<MachineInfo> controlPlanes = List.of();
@@ -124,7 +120,7 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
       controlPlaneObject = inventory.controlPlane();
       Map<String, NodeUpgradeRequest> requests = checkControlPlanes(inventory);
       if (!book.aborting()) {
-        snapshotEtcd(requests.get(controlPlanes.get(0).nodeName()));
+        etcdSnapshot.take(requests.get(controlPlanes.get(0).nodeName()), controlPlanes, observed, target(), versions);
         pause.version(Workflow.getVersion(PAUSE_CONTROL_PLANE_CHANGE, Workflow.DEFAULT_VERSION, 2));
         if (pause.pausesForTheRun()) {
           pause.pause(cluster(), inventory.controlPlane(), target(), status);
@@ -260,27 +256,6 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
     return versions == VersionMatch.EXACT
         ? target().equals(kubeletVersion)
         : RunOrder.atTarget(m, kubeletVersion, target(), versions);
-  }
-
-  /** The etcd snapshot on the first control-plane node, unless every one already runs the target. */
-  private void snapshotEtcd(NodeUpgradeRequest first) {
-    if (!RunOrder.takesEtcdSnapshot(controlPlanes, observed, target(), versions)) {
-      return;
-    }
-    String name = RunOrder.snapshotName(target());
-    String node = first.node().nodeName();
-    status.setPhase(RunPhase.PREFLIGHT, "taking etcd snapshot " + name + " on " + node);
-    try {
-      EtcdSnapshotResult snapshot =
-          hosts.snapshotEtcd(new EtcdSnapshotRequest(first.hostAccess(), first.distribution(), first.profile(), name));
-      status.setEtcdSnapshot(snapshot.name());
-      log.info("etcd snapshot {} on {} at {}{}", snapshot.name(), node, snapshot.location(),
-              snapshot.alreadyTaken() ? " (taken by an earlier attempt)" : "");
-    } catch (ActivityFailure e) {
-      Failures.rethrowIfCancelled(e);
-      throw status.refuse(Failures.typeOf(e, UpgradeFailures.ETCD_SNAPSHOT_FAILED),
-          "etcd snapshot " + name + " on " + node + " failed: " + Failures.describe(e));
-    }
   }
 
   // ---- the node loop's control-plane rules ------------------------------------------------------
