@@ -2,6 +2,7 @@ package dev.inplace.sandbox.stack;
 
 import dev.inplace.sandbox.SandboxSlot;
 import java.io.File;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,24 +19,25 @@ public final class StackCommands {
 
   /**
    * A worker process. Configured only through its environment, as the Deployment's pods are. When the
-   * runnable jar lands, this becomes {@code java -jar app/target/inplace.jar worker}.
+   * runnable jar lands, this becomes {@code java -jar app/target/inplace.jar worker}. {@code jvmOptions}
+   * are the stack's own (its class archive, {@link ClassArchives}).
    */
-  public static List<String> worker(StackLayout layout, String role) {
-    return java(layout, role, "256m", null, WORKER_MAIN);
+  public static List<String> worker(StackLayout layout, String role, List<String> jvmOptions) {
+    return java(layout, role, jvmOptions, "256m", null, WORKER_MAIN);
   }
 
   /** Temporal's test server on loopback (see {@link TemporalServerMain}). */
-  public static List<String> temporal(StackLayout layout) {
+  public static List<String> temporal(StackLayout layout, List<String> jvmOptions) {
     List<String> command =
-        java(layout, StackLayout.TEMPORAL, "384m", "logback-sandbox.xml", TemporalServerMain.class.getName());
+        java(layout, StackLayout.TEMPORAL, jvmOptions, "384m", "logback-sandbox.xml", TemporalServerMain.class.getName());
     command.add(Integer.toString(StackLayout.TEMPORAL_PORT));
     return command;
   }
 
   /** The simulated estate; {@code estateArgs} are the demo's estate options. */
-  public static List<String> estate(StackLayout layout, List<String> estateArgs) {
+  public static List<String> estate(StackLayout layout, List<String> estateArgs, List<String> jvmOptions) {
     List<String> command =
-        java(layout, StackLayout.ESTATE, "512m", "logback-sandbox.xml", EstateMain.class.getName());
+        java(layout, StackLayout.ESTATE, jvmOptions, "512m", "logback-sandbox.xml", EstateMain.class.getName());
     command.add("--dir");
     command.add(layout.dir().toString());
     command.addAll(estateArgs);
@@ -47,30 +49,43 @@ public final class StackCommands {
     return List.of("-Dinplace.stack=" + layout.dir(), "-Dinplace.stack.role=" + role);
   }
 
-  private static List<String> java(StackLayout layout, String role, String heap, String logConfig, String main) {
+  private static List<String> java(
+      StackLayout layout, String role, List<String> jvmOptions, String heap, String logConfig, String main) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(markers(layout, role));
     command.addAll(SandboxSlot.jvmArguments());
+    command.addAll(jvmOptions);
     command.add("-Xmx" + heap);
     command.add("-XX:+UseSerialGC");
+    // C1 only: the stack's JVMs live for seconds to minutes on two shared cores, where C2's
+    // compilations cost more CPU than they give back (a chaos campaign: 185 -> 138 CPU-s, the same
+    // wall time; docs/benchmarks.md). What the processes do is the same either way.
+    command.add("-XX:TieredStopAtLevel=1");
     if (logConfig != null) {
       command.add("-Dlogback.configurationFile=" + logConfig);
     }
     command.add("-cp");
-    command.add(classpath());
+    command.add(String.join(File.pathSeparator, classpath()));
     command.add(main);
     return command;
   }
 
-  /** This JVM's classpath, absolute, so the processes run the same build from any directory. */
-  private static String classpath() {
+  /**
+   * This JVM's classpath, absolute, so the processes run the same build from any directory; without
+   * test classes ({@code target/test-classes} of a test run): the stack runs the product and the
+   * sandbox, never a test, and a classpath of jars only can have class archives ({@link ClassArchives}).
+   */
+  static List<String> classpath() {
     List<String> entries = new ArrayList<>();
     for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
       if (!entry.isEmpty()) {
-        entries.add(Path.of(entry).toAbsolutePath().normalize().toString());
+        Path path = Path.of(entry).toAbsolutePath().normalize();
+        if (!(path.endsWith("test-classes") && Files.isDirectory(path))) {
+          entries.add(path.toString());
+        }
       }
     }
-    return String.join(File.pathSeparator, entries);
+    return entries;
   }
 }

@@ -53,5 +53,7 @@ public record StackLayout(Path dir) {
   public Path demoResources() { return dir.resolve("upgrade.yaml"); }
   /** The {@code export} lines for the CLI. */
   public Path env() { return dir.resolve("env"); }
+  /** Where the process of {@code role} writes its class archive until it has stopped cleanly ({@link ClassArchives}). */
+  public Path pendingArchive(String role) { return dir.resolve("cds").resolve(role + ".jsa"); }
   public Path artifactCache(String role) { return dir.resolve("workers").resolve(role).resolve("artifact-cache"); }
 }
