@@ -1,4 +1,4 @@
-package dev.inplace.sandbox.stack;
+package dev.inplace.sandbox.chaos;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,6 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.inplace.sandbox.demo.DemoOptions;
 import dev.inplace.sandbox.demo.DemoSummary;
 import dev.inplace.sandbox.estate.Estate;
+import dev.inplace.sandbox.stack.LocalStack;
+import dev.inplace.sandbox.stack.ProcessDemo;
+import dev.inplace.sandbox.stack.RemoteEstate;
+import dev.inplace.sandbox.stack.StackLayout;
 import dev.inplace.workflows.api.WorkflowIds;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.Config;
@@ -39,9 +43,11 @@ import org.junit.jupiter.api.io.TempDir;
  * The local stack of real processes: Temporal's test server, the estate and two workers, each its own
  * JVM. The demo's resources are applied and, while a node's upgrade has a heartbeating activity in
  * flight on one worker, that worker gets SIGKILL; the run must finish on the other with every node
- * upgraded, as the workload API server (ground truth, not the product's report) shows.
+ * upgraded, as the workload API server (ground truth, not the product's report) shows. The chaos
+ * campaign's smallest case (one kill, no restart), in its package so that the sandbox's failsafe
+ * (alphabetical order) starts the three stack-based classes first.
  */
-class LocalStackIT {
+class LocalStackWorkerKillIT {
   /** Activities that heartbeat: a killed worker's attempt is retried elsewhere after its heartbeat timeout. */
   private static final Set<String> HEARTBEATING = Set.of("AwaitNodeVersion", "DrainNode", "StageArtifacts");
 
@@ -73,7 +79,7 @@ class LocalStackIT {
       long killedAt = System.nanoTime();
       DemoSummary summary = demo.get(150, TimeUnit.SECONDS);
       String output = printed.toString(StandardCharsets.UTF_8) + "\nkilled " + kill;
-      System.out.printf("LocalStackIT: SIGKILL of %s; the run finished %.1f s later on the other worker%n",
+      System.out.printf("LocalStackWorkerKillIT: SIGKILL of %s; the run finished %.1f s later on the other worker%n",
           kill, (System.nanoTime() - killedAt) / 1e9);
 
       assertFalse(ProcessHandle.of(kill.pid()).map(ProcessHandle::isAlive).orElse(false), output);
