@@ -183,6 +183,12 @@ public final class UpgradeWatcher implements AutoCloseable {
     return stopping != null;
   }
 
+  /**
+   * Stops acting first and releases the Lease after: the next replica takes the Lease only once this
+   * one has stopped reconciling and closed its watches ({@link WatchLoop#close}), so two replicas never
+   * act on the same resources at once, and the watches close while nothing writes the resources
+   * (docs/benchmarks.md, "The mock API server's teardown").
+   */
   @Override
   public void close() {
     CompletableFuture<?> running;
@@ -190,10 +196,10 @@ public final class UpgradeWatcher implements AutoCloseable {
       closed = true;
       running = election;
     }
-    if (running != null) {
-      running.cancel(true); // releases the Lease
-    }
     stop();
+    if (running != null) {
+      running.cancel(true); // releases the Lease (fabric8 calls follow(), which finds nothing to stop)
+    }
     electionThreads.shutdownNow();
     try {
       electionThreads.awaitTermination(10, TimeUnit.SECONDS);

@@ -6,6 +6,7 @@ import dev.inplace.worker.crd.UpgradeStatus;
 import dev.inplace.worker.crd.WorkersUpgrade;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
@@ -28,6 +29,8 @@ import org.slf4j.LoggerFactory;
 final class WatchLoop implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WatchLoop.class);
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(60);
+  /** How long {@link #close} waits for the informers to have received every event of their watches. */
+  private static final Duration SETTLE_LIMIT = Duration.ofSeconds(5);
 
   private record Key(Class<?> type, String namespace, String name) {
     @Override
@@ -173,11 +176,12 @@ final class WatchLoop implements AutoCloseable {
   }
 
   /**
-   * Stops reconciling first and the informers after, so no reconcile writes to a resource whose
-   * watch is being closed: a write's watch event in flight while its watch closes is what deadlocks
-   * fabric8's mock API server on teardown (its WatchEventsListener.onClosed waits, on the event
-   * loop, for a send that needs the same event loop), and a reconcile has nothing to read once its
-   * informer's cache is gone.
+   * Stops reconciling first, then lets each informer receive every event its watch still has coming,
+   * and closes the informers last, so no watch is closed while the API server is sending it an event.
+   * That is what deadlocks fabric8's mock API server (the tests' and the sandbox's): a watch closed
+   * with one of its events in flight makes the server's {@code WatchEventsListener.onClosed} wait, on
+   * its event loop, for that send, which needs the same event loop (docs/benchmarks.md, "The mock API
+   * server's teardown"). A real API server does not mind; there the wait costs one list per kind.
    */
   @Override
   public void close() {
@@ -190,11 +194,58 @@ final class WatchLoop implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    long deadline = System.nanoTime() + SETTLE_LIMIT.toNanos();
+    settle(controlPlanes, ControlPlaneUpgrade.class, deadline);
+    settle(workers, WorkersUpgrade.class, deadline);
     if (controlPlanes != null) {
       controlPlanes.stop();
     }
     if (workers != null) {
       workers.stop();
     }
+  }
+
+  /**
+   * Waits until the informer's cache holds exactly what the API server lists, every resource at the
+   * same resourceVersion (until {@code deadline} at most). The server sends one watch's events in the
+   * order it queued them, so once the cache shows the last write to every resource, and no longer
+   * shows a deleted one, every event queued for this watch before has been delivered; nothing writes
+   * these resources from here any more (reconciling has stopped).
+   */
+  private <T extends CustomResource<? extends UpgradeSpec<?>, UpgradeStatus>> void settle(
+      SharedIndexInformer<T> informer, Class<T> type, long deadline) {
+    if (informer == null || !informer.hasSynced()) {
+      return;
+    }
+    try {
+      while (!versions(list(type)).equals(versions(informer.getStore().list()))) {
+        if (System.nanoTime() > deadline) {
+          log.warn("{} informer did not catch up with the API server within {} s; closing it anyway",
+              type.getSimpleName(), SETTLE_LIMIT.toSeconds());
+          return;
+        }
+        Thread.sleep(20);
+      }
+    } catch (KubernetesClientException e) {
+      log.debug("{}: cannot list to let the informer catch up before closing: {}", type.getSimpleName(), e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private <T extends CustomResource<? extends UpgradeSpec<?>, UpgradeStatus>> List<T> list(Class<T> type) {
+    return (options.namespace() == null
+            ? client.resources(type).inAnyNamespace().list()
+            : client.resources(type).inNamespace(options.namespace()).list())
+        .getItems();
+  }
+
+  /** namespace/name -> resourceVersion. */
+  private static Map<String, String> versions(List<? extends CustomResource<?, ?>> resources) {
+    Map<String, String> versions = new HashMap<>();
+    for (CustomResource<?, ?> cr : resources) {
+      versions.put(cr.getMetadata().getNamespace() + "/" + cr.getMetadata().getName(), cr.getMetadata().getResourceVersion());
+    }
+    return versions;
   }
 }

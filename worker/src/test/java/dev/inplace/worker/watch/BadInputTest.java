@@ -21,7 +21,6 @@ import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -38,7 +37,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 @Timeout(120)
 class BadInputTest {
   KubernetesClient client;
-  KubernetesMockServer server;
   private WatcherHarness h;
 
   @BeforeEach
@@ -49,7 +47,6 @@ class BadInputTest {
   @AfterEach
   void tearDown() {
     h.close();
-    WatcherHarness.stopMockServer(server);
   }
 
   record Case(

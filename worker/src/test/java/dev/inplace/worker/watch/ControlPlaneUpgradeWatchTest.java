@@ -20,7 +20,6 @@ import dev.inplace.workflows.api.WorkflowIds;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -32,7 +31,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class ControlPlaneUpgradeWatchTest {
   KubernetesClient client;
-  KubernetesMockServer server;
   private WatcherHarness h;
 
   @BeforeEach
@@ -43,7 +41,6 @@ class ControlPlaneUpgradeWatchTest {
   @AfterEach
   void tearDown() {
     h.close();
-    WatcherHarness.stopMockServer(server);
   }
 
   private ControlPlaneUpgrade create(String name) {

@@ -22,7 +22,6 @@ import dev.inplace.worker.crd.WorkersUpgradeSpec;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,7 +32,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class DryRunTest {
   KubernetesClient client;
-  KubernetesMockServer server;
   private WatcherHarness h;
 
   @BeforeEach
@@ -45,7 +43,6 @@ class DryRunTest {
   @AfterEach
   void tearDown() {
     h.close();
-    WatcherHarness.stopMockServer(server);
   }
 
   private static PlannedScript script(UpgradePlan plan, String name) {

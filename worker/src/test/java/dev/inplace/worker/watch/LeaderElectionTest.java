@@ -11,7 +11,6 @@ import dev.inplace.worker.watch.WatcherOptions.LeaderElection;
 import dev.inplace.workflows.api.WorkflowIds;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -24,7 +23,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class LeaderElectionTest {
   KubernetesClient client;
-  KubernetesMockServer server;
   private WatcherHarness h;
 
   @BeforeEach
@@ -35,7 +33,6 @@ class LeaderElectionTest {
   @AfterEach
   void tearDown() {
     h.close();
-    WatcherHarness.stopMockServer(server);
   }
 
   /**

@@ -13,7 +13,6 @@ import dev.inplace.workflows.api.UpgradeProgress;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
@@ -144,29 +143,6 @@ final class WatcherHarness implements AutoCloseable {
         .filter(e -> cr.getMetadata().getName().equals(e.getInvolvedObject().getName()))
         .map(Event::getReason)
         .toList();
-  }
-
-  /**
-   * Stops the mock API server before the JUnit extension does, tolerating one known upstream
-   * deadlock only: a watch closed while one of its events is in flight blocks the server's Vert.x
-   * event loop (fabric8's WatchEventsListener.onClosed waits there for a send that needs the same
-   * loop, until the send's 30 s write timeout), so the server's own 10 s close gives up with
-   * "Unable to close MockWebServer". Every assertion of the test has run by then, the watchers are
-   * closed ({@link #close}), and the extension's own stop afterwards finds the server stopped.
-   */
-  static void stopMockServer(KubernetesMockServer server) {
-    if (server == null) {
-      return;
-    }
-    try {
-      server.destroy();
-    } catch (IllegalStateException e) {
-      if (!"Unable to close MockWebServer".equals(e.getMessage())) {
-        throw e;
-      }
-      org.slf4j.LoggerFactory.getLogger(WatcherHarness.class)
-          .warn("mock API server: {} (fabric8's watch-close deadlock, after the test)", e.getMessage());
-    }
   }
 
   @Override

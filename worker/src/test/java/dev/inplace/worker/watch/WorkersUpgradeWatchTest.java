@@ -23,7 +23,6 @@ import dev.inplace.workflows.failure.UpgradeFailures;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -34,7 +33,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class WorkersUpgradeWatchTest {
   KubernetesClient client;
-  KubernetesMockServer server;
   private WatcherHarness h;
 
   @BeforeEach
@@ -45,7 +43,6 @@ class WorkersUpgradeWatchTest {
   @AfterEach
   void tearDown() {
     h.close();
-    WatcherHarness.stopMockServer(server);
   }
 
   private void controlPlaneAtTarget() {
