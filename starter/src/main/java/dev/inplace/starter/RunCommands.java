@@ -64,7 +64,7 @@ final class RunCommands {
       RunViews.runId(id);
       Object last = null;
       while (true) {
-        WorkflowExecutionStatus status = context.client().newUntypedWorkflowStub(id).describe().getStatus();
+        WorkflowExecutionStatus status = RunViews.status(context.client(), id);
         boolean running = status == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
         boolean completed = status == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED;
         // A terminated or timed-out run cannot answer a query: only its end is reported.
@@ -82,7 +82,7 @@ final class RunCommands {
           return CliErrors.OK;
         }
         if (!running) {
-          throw new IllegalStateException("run " + id + " ended " + status.name().replace("WORKFLOW_EXECUTION_STATUS_", ""));
+          throw new IllegalStateException("run " + id + " ended " + RunViews.ended(status));
         }
         Thread.sleep(context.pollMillis);
       }
@@ -111,6 +111,7 @@ final class RunCommands {
     @Override
     public Integer call() {
       RunViews.parentRunId(id);
+      RunViews.requireRunning(context.client(), id, getClass().getAnnotation(Command.class).name());
       context.out.println(update.apply(RunViews.controls(context.client(), id), argument()));
       return CliErrors.OK;
     }

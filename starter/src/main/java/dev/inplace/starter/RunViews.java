@@ -8,7 +8,11 @@ import dev.inplace.workflows.api.StepRecord;
 import dev.inplace.workflows.api.UpgradeControls;
 import dev.inplace.workflows.api.UpgradeProgress;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowStub;
 import java.io.PrintStream;
 import java.util.Locale;
@@ -34,6 +38,39 @@ final class RunViews {
       return id;
     }
     throw new CliException("'" + id + "' is not a cp-upgrade/, workers-upgrade/ or node-upgrade/ workflow ID");
+  }
+
+  /**
+   * A run's execution status; an {@link IllegalStateException} naming the ID (exit 1) when the
+   * server has no such run, instead of the server's bare NOT_FOUND.
+   */
+  static WorkflowExecutionStatus status(WorkflowClient client, String id) {
+    try {
+      return client.newUntypedWorkflowStub(id).describe().getStatus();
+    } catch (WorkflowNotFoundException e) {
+      throw noSuchRun(id);
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        throw noSuchRun(id);
+      }
+      throw e;
+    }
+  }
+
+  /** Refuses an operator Update on a run that has ended: there is nothing left to control. */
+  static void requireRunning(WorkflowClient client, String id, String command) {
+    WorkflowExecutionStatus status = status(client, id);
+    if (status != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
+      throw new IllegalStateException("run " + id + " has ended (" + ended(status) + "): nothing to " + command);
+    }
+  }
+
+  static String ended(WorkflowExecutionStatus status) {
+    return status.name().replace("WORKFLOW_EXECUTION_STATUS_", "");
+  }
+
+  private static IllegalStateException noSuchRun(String id) {
+    return new IllegalStateException("no run " + id + " on this Temporal namespace (check the ID with `inplace history`)");
   }
 
   /** The operator controls of a parent run; a usage error for any other ID. */

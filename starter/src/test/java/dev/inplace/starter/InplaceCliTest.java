@@ -240,6 +240,21 @@ class InplaceCliTest {
   }
 
   @Test
+  void pausingARunThatHasEndedOrDoesNotExistSaysSoAndExitsOne(TestWorkflowEnvironment env, Worker worker) {
+    String id = workersRun(env, worker);
+    cli(env, worker, "abort", id);
+    env.getWorkflowClient().newUntypedWorkflowStub(id).getResult(Object.class);
+
+    assertEquals(1, cli(env, worker, "pause", id));
+    assertTrue(err.toString().contains("run " + id + " has ended (COMPLETED): nothing to pause"), err.toString());
+
+    String unknown = WorkflowIds.workersUpgrade("fleet", "edge-9", "edge-9-workers", "v1.31.2+k3s1");
+    assertEquals(1, cli(env, worker, "resume", unknown));
+    assertTrue(err.toString().contains("no run " + unknown + " on this Temporal namespace"), err.toString());
+    assertFalse(err.toString().contains("NOT_FOUND"), err.toString());
+  }
+
+  @Test
   void watchExitsOneWhenTheRunDidNotComplete(TestWorkflowEnvironment env, Worker worker) {
     String id = workersRun(env, worker);
     env.getWorkflowClient().newUntypedWorkflowStub(id).terminate("test");
