@@ -9,7 +9,7 @@ backup_dir={{backup_dir}}
 
 # inplace-include: sha256
 
-mkdir -p "$root$backup_dir"
+[ -d "$root$backup_dir" ] || mkdir -p "$root$backup_dir"
 
 # path expected_sha256 prev current_sha256: the file does not have the digest, so only a kept backup
 # that has it will do (backup_file skips it while it differs from the file); else the step fails.
@@ -28,7 +28,7 @@ refuse_unless_kept() {
 # have the digest (cmp failing to tell counts as the same bytes), and the one digest computed on the
 # way is the copy's: the bytes kept.
 backup_file() {
-  local prev="$root$backup_dir/$(basename "$1").prev"
+  local prev="$root$backup_dir/${1##*/}.prev"
   local compared=1 # 0 the same bytes, 1 different (or either absent), more: cmp could not tell
   if [ -f "$prev" ] && [ -f "$root$1" ]; then
     compared=0

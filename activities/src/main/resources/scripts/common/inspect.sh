@@ -22,7 +22,8 @@ esac
 # The staging dir may not exist yet: measure the filesystem it will be created on.
 dir="$root$staging_dir"
 while [ ! -d "$dir" ]; do
-  dir="$(dirname "$dir")"
+  dir="${dir%/*}"
+  dir="${dir:-/}"
 done
 free="$(df -P -B1 "$dir" | awk 'NR == 2 { print $4 }')"
 echo "staging_free_bytes=$free"

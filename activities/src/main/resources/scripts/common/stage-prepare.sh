@@ -11,7 +11,7 @@ staging_dir={{staging_dir}}
 
 # inplace-include: sha256
 
-mkdir -p "$root$staging_dir"
+[ -d "$root$staging_dir" ] || mkdir -p "$root$staging_dir"
 # The upload runs over SFTP as the login user, who must be able to write here.
 if [ -n "${SUDO_USER:-}" ]; then
   chown "$SUDO_USER" "$root$staging_dir"

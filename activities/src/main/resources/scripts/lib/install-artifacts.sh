@@ -1,7 +1,8 @@
 # name staged_file_name sha256 install_path mode
 # Each artifact is read as few times as its checks allow (issue 12): a target that differs from the
 # staged file (cmp stops at the first differing byte) is not hashed, the staged file is not hashed
-# either, and the one digest computed is the copy's: the bytes about to be renamed into place.
+# either, and the one digest computed is the copy's: the bytes about to be renamed into place. Names
+# come from parameter expansion, not dirname/basename processes (a node runs many of these at once).
 install_artifact() {
   local target="$root$4"
   local staged="$root$staging_dir/$2"
@@ -29,10 +30,10 @@ install_artifact() {
       fi
     fi
   fi
-  local dir
-  dir="$(dirname "$target")"
-  mkdir -p "$dir"
-  local tmp="$dir/.$(basename "$target").inplace-tmp"
+  local dir="${target%/*}"
+  dir="${dir:-/}"
+  [ -d "$dir" ] || mkdir -p "$dir"
+  local tmp="$dir/.${target##*/}.inplace-tmp"
   cp "$staged" "$tmp"
   chmod "$5" "$tmp"
   if [ "$(sha256_of "$tmp")" != "$3" ]; then

@@ -24,10 +24,21 @@ bin_dir='/usr/local/bin'
 version_binary='k3s'
 service='k3s'
 
+# The sha256 of a file, in lower-case hex. OpenSSL's digest uses the CPU's SHA extensions where
+# coreutils' sha256sum does not (4x faster on the project's machines, docs/benchmarks.md), and a node
+# hashes each release several times; a host without openssl, or whose openssl answers anything but a
+# digest, hashes with sha256sum as before.
 sha256_of() {
-  local sum
-  sum="$(sha256sum "$1")"
-  echo "${sum%% *}"
+  local sum=""
+  if command -v openssl >/dev/null 2>&1; then
+    sum="$(openssl dgst -sha256 -r "$1" 2>/dev/null)" || sum=""
+    sum="${sum%% *}"
+  fi
+  if ! [[ "$sum" =~ ^[0-9a-f]{64}$ ]]; then
+    sum="$(sha256sum "$1")"
+    sum="${sum%% *}"
+  fi
+  echo "$sum"
 }
 
 machine="$(uname -m)"
@@ -40,7 +51,8 @@ esac
 # The staging dir may not exist yet: measure the filesystem it will be created on.
 dir="$root$staging_dir"
 while [ ! -d "$dir" ]; do
-  dir="$(dirname "$dir")"
+  dir="${dir%/*}"
+  dir="${dir:-/}"
 done
 free="$(df -P -B1 "$dir" | awk 'NR == 2 { print $4 }')"
 echo "staging_free_bytes=$free"

@@ -90,13 +90,14 @@ fi
 # restart again.
 restart_state_dir="$root/var/lib/inplace"
 mark_restart_pending() {
-  mkdir -p "$restart_state_dir" && : > "$restart_state_dir/restart-pending"
+  { [ -d "$restart_state_dir" ] || mkdir -p "$restart_state_dir"; } && : > "$restart_state_dir/restart-pending"
 }
 restart_is_pending() {
   [ -e "$restart_state_dir/restart-pending" ] || [ ! -e "$restart_state_dir/restarted-$1" ]
 }
 restart_completed() {
-  mkdir -p "$restart_state_dir" && : > "$restart_state_dir/restarted-$1" && rm -f "$restart_state_dir/restart-pending"
+  { [ -d "$restart_state_dir" ] || mkdir -p "$restart_state_dir"; } && : > "$restart_state_dir/restarted-$1" \
+    && { [ ! -e "$restart_state_dir/restart-pending" ] || rm -f "$restart_state_dir/restart-pending"; }
 }
 if restart_is_pending "$service" || ! systemctl is-active "$service" >/dev/null 2>&1; then
   journal "act action=restart service=$service"

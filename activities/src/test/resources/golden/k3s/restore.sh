@@ -52,10 +52,21 @@ journal begin
 
 backup_dir='/var/lib/inplace/backup'
 
+# The sha256 of a file, in lower-case hex. OpenSSL's digest uses the CPU's SHA extensions where
+# coreutils' sha256sum does not (4x faster on the project's machines, docs/benchmarks.md), and a node
+# hashes each release several times; a host without openssl, or whose openssl answers anything but a
+# digest, hashes with sha256sum as before.
 sha256_of() {
-  local sum
-  sum="$(sha256sum "$1")"
-  echo "${sum%% *}"
+  local sum=""
+  if command -v openssl >/dev/null 2>&1; then
+    sum="$(openssl dgst -sha256 -r "$1" 2>/dev/null)" || sum=""
+    sum="${sum%% *}"
+  fi
+  if ! [[ "$sum" =~ ^[0-9a-f]{64}$ ]]; then
+    sum="$(sha256sum "$1")"
+    sum="${sum%% *}"
+  fi
+  echo "$sum"
 }
 # Restart bookkeeping on the host (docs/reliability.md, "Repeated destructive actions"): a swap or
 # restore marks a restart pending; a restart that completed records it and clears the mark. A restart
@@ -64,13 +75,14 @@ sha256_of() {
 # restart again.
 restart_state_dir="$root/var/lib/inplace"
 mark_restart_pending() {
-  mkdir -p "$restart_state_dir" && : > "$restart_state_dir/restart-pending"
+  { [ -d "$restart_state_dir" ] || mkdir -p "$restart_state_dir"; } && : > "$restart_state_dir/restart-pending"
 }
 restart_is_pending() {
   [ -e "$restart_state_dir/restart-pending" ] || [ ! -e "$restart_state_dir/restarted-$1" ]
 }
 restart_completed() {
-  mkdir -p "$restart_state_dir" && : > "$restart_state_dir/restarted-$1" && rm -f "$restart_state_dir/restart-pending"
+  { [ -d "$restart_state_dir" ] || mkdir -p "$restart_state_dir"; } && : > "$restart_state_dir/restarted-$1" \
+    && { [ ! -e "$restart_state_dir/restart-pending" ] || rm -f "$restart_state_dir/restart-pending"; }
 }
 
 failed=0

@@ -22,7 +22,8 @@ import net.schmizz.sshj.sftp.SFTPClient;
  * An authenticated SSH connection to one host (through its jump host, if any), for one activity.
  * Closing it hands the connection back to the connector for the host's next step unless it broke.
  * On a reused connection that died meanwhile (host rebooted, sshd restarted), opening a session or
- * SFTP reconnects once, before anything has run, so reuse never turns into a failed step.
+ * SFTP reconnects once, before anything has run, so reuse never turns into a failed step. The uploads
+ * of one activity share one SFTP session (one {@code sftp-server} on the host), closed with it.
  */
 public final class HostConnection implements AutoCloseable {
   /** Opens a fresh connection to the same host, with the same Secrets. */
@@ -45,6 +46,7 @@ public final class HostConnection implements AutoCloseable {
   private IdleConnections.Link link;
   private boolean reused;
   private boolean broken;
+  private SFTPClient sftp;
 
   HostConnection(
       HostAccess host,
@@ -108,6 +110,14 @@ public final class HostConnection implements AutoCloseable {
     }
   }
 
+  /** The activity's SFTP session: opened by its first upload, kept for the next. */
+  private SFTPClient sftp() throws IOException {
+    if (sftp == null) {
+      sftp = newSftp();
+    }
+    return sftp;
+  }
+
   private SFTPClient newSftp() throws IOException {
     try {
       return client().newSFTPClient();
@@ -142,7 +152,6 @@ public final class HostConnection implements AutoCloseable {
   public long upload(Path local, String remotePath, long offset, LongConsumer progress) {
     // Closed by hand, not with try-with-resources: after a dropped connection sshj throws the same
     // exception instance from write and close, which try-with-resources cannot suppress into itself.
-    SFTPClient sftp = null;
     RemoteFile remote = null;
     OutputStream out = null;
     try (FileChannel in = FileChannel.open(local, StandardOpenOption.READ)) {
@@ -154,10 +163,10 @@ public final class HostConnection implements AutoCloseable {
           offset == 0
               ? EnumSet.of(OpenMode.WRITE, OpenMode.CREAT, OpenMode.TRUNC)
               : EnumSet.of(OpenMode.WRITE, OpenMode.CREAT);
-      sftp = newSftp();
-      remote = sftp.open(remotePath, modes);
+      SFTPClient session = sftp();
+      remote = session.open(remotePath, modes);
       int chunk =
-          sftp.getSFTPEngine().getSubsystem().getRemoteMaxPacketSize()
+          session.getSFTPEngine().getSubsystem().getRemoteMaxPacketSize()
               - remote.getOutgoingPacketOverhead();
       ByteBuffer buffer = ByteBuffer.allocate(Math.max(4096, Math.min(chunk, 256 * 1024)));
       in.position(offset);
@@ -184,8 +193,15 @@ public final class HostConnection implements AutoCloseable {
     } finally {
       closeQuietly(out);
       closeQuietly(remote);
-      closeQuietly(sftp);
+      if (broken) {
+        closeSftp(); // a failed session is never used again
+      }
     }
+  }
+
+  private void closeSftp() {
+    closeQuietly(sftp);
+    sftp = null;
   }
 
   private static void closeQuietly(AutoCloseable closeable) {
@@ -201,6 +217,7 @@ public final class HostConnection implements AutoCloseable {
 
   @Override
   public void close() {
+    closeSftp();
     release.release(link, !broken);
   }
 }

@@ -74,6 +74,26 @@ class SshConnectorIT {
   }
 
   @Test
+  void theUploadsOfOneStepShareOneSftpSessionAndTheNextStepOpensItsOwn() throws IOException {
+    Path local = Files.write(work.resolve("artifact.bin"), new byte[256 * 1024]);
+    SshConnector connector = node.connector();
+    try (HostConnection conn = connector.open(node.access("root"))) {
+      conn.upload(local, "/one.part", 0, sent -> { });
+      conn.upload(local, "/two.part", 0, sent -> { });
+    }
+    assertEquals(1, node.server().sftpSessions());
+    assertEquals(256 * 1024, Files.size(node.path("/one.part")));
+    assertEquals(256 * 1024, Files.size(node.path("/two.part")));
+
+    try (HostConnection next = connector.open(node.access("root"))) {
+      assertTrue(next.reused());
+      next.upload(local, "/three.part", 0, sent -> { });
+    }
+    assertEquals(2, node.server().sftpSessions());
+    assertEquals(1, node.server().sessionsOpened());
+  }
+
+  @Test
   void aRotatedSecretNeverReusesAConnectionOpenedUnderTheOldOne() {
     SshConnector connector = node.connector();
     try (HostConnection first = connector.open(node.access("root"))) {

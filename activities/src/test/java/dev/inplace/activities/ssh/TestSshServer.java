@@ -43,6 +43,7 @@ public final class TestSshServer implements AutoCloseable {
   private final AtomicBoolean corruptNextUpload = new AtomicBoolean();
   private final AtomicLong uploadedBytes = new AtomicLong();
   private final AtomicLong sessionsOpened = new AtomicLong();
+  private final AtomicLong sftpSessions = new AtomicLong();
   private final AtomicLong dropAfterBytes = new AtomicLong(-1);
 
   private TestSshServer(
@@ -117,6 +118,11 @@ public final class TestSshServer implements AutoCloseable {
     return sessionsOpened.get();
   }
 
+  /** SFTP subsystems started so far (each is an {@code sftp-server} process on an OpenSSH host). */
+  public long sftpSessions() {
+    return sftpSessions.get();
+  }
+
   /** Cuts every open connection, as a host reboot or an sshd restart would. */
   public void closeAllConnections() {
     server.getActiveSessions().forEach(s -> s.close(true));
@@ -138,6 +144,11 @@ public final class TestSshServer implements AutoCloseable {
   }
 
   private final class Corrupter implements SftpEventListener {
+    @Override
+    public void initialized(ServerSession session, int version) {
+      sftpSessions.incrementAndGet();
+    }
+
     @Override
     public void written(
         ServerSession session,

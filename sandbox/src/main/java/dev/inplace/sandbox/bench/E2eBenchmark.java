@@ -6,6 +6,7 @@ import dev.inplace.activities.ssh.SshClientOptions;
 import dev.inplace.activities.ssh.SshConnector;
 import dev.inplace.activities.support.KubernetesSecretSource;
 import dev.inplace.client.UpgradeRuns;
+import dev.inplace.sandbox.demo.DemoTimeline;
 import dev.inplace.sandbox.estate.Estate;
 import dev.inplace.sandbox.stack.LocalStack;
 import dev.inplace.sandbox.stack.ProcessDemo;
@@ -144,7 +145,7 @@ public final class E2eBenchmark {
   static E2eFigures run(Options options, StackLayout layout, PrintStream out) throws Exception {
     out.printf("inplace bench --e2e: %d workers, window %d, %d MiB, restart %.1fs, %s hosts; starting the local stack%n",
         options.nodes(), options.window(), options.binaryMiB(), options.restartSeconds(), options.hosts());
-    try (LocalStack stack = LocalStack.up(layout, new LocalStack.Spec(1, options.estateArgs(), false), out)) {
+    try (LocalStack stack = LocalStack.up(layout, new LocalStack.Spec(1, options.estateArgs(), false, false), out)) {
       long workerPid = stack.pid(StackLayout.worker(1)).orElseThrow();
       WorkflowServiceStubs service = ProcessDemo.connect();
       try (RemoteEstate estate = RemoteEstate.open(layout)) {
@@ -195,6 +196,7 @@ public final class E2eBenchmark {
                 .add((s.finishedMillis() - s.startedMillis()) / 1000.0);
           }
         }
+        timeline(client, workers, progress, start);
         return E2eFigures.of(new E2eFigures.Measured(
             options.hosts(), options.nodes(), options.window(), options.binaryMiB(), options.restartSeconds(), upgraded,
             wall, nodeWalls, steps, cpu, rss, copies[0], copies[1]));
@@ -202,6 +204,23 @@ public final class E2eBenchmark {
         service.shutdownNow();
       }
     }
+  }
+
+  /**
+   * With INPLACE_DEMO_TIMELINE set, the timed runs' histories as one timeline (seconds since the timed
+   * part started), read after the figures were taken (docs/benchmarks.md).
+   */
+  private static void timeline(WorkflowClient client, WorkersUpgradeWorkflow workers, UpgradeProgress progress,
+      long startNanos) {
+    String file = System.getenv(DemoTimeline.ENV);
+    if (file == null || file.isBlank()) {
+      return;
+    }
+    List<String> ids = new ArrayList<>();
+    ids.add(WorkflowStub.fromTyped(workers).getExecution().getWorkflowId());
+    progress.nodes().stream().map(NodeStatus::workflowId).filter(id -> id != null && !id.isEmpty()).forEach(ids::add);
+    long zeroMillis = System.currentTimeMillis() - (System.nanoTime() - startNanos) / 1_000_000;
+    DemoTimeline.write(Path.of(file), client, ids, zeroMillis);
   }
 
   /**

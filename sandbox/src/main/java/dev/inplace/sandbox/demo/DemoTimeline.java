@@ -16,11 +16,12 @@ import java.util.Map;
 /**
  * The demo's runs as one timeline, read from their Temporal histories: one line per event, seconds
  * since the demo started, the run, the event and its activity (or child run). Written when
- * {@code INPLACE_DEMO_TIMELINE} names a file; it is how docs/benchmarks.md says where the demo's
- * time goes (which step, which gap between runs).
+ * {@code INPLACE_DEMO_TIMELINE} names a file (by the demo, and by {@code bench --e2e} for its timed
+ * WorkersUpgrade); it is how docs/benchmarks.md says where the time goes (which step, which gap
+ * between runs, how long an activity waited for a worker).
  */
-final class DemoTimeline {
-  static final String ENV = "INPLACE_DEMO_TIMELINE";
+public final class DemoTimeline {
+  public static final String ENV = "INPLACE_DEMO_TIMELINE";
 
   private DemoTimeline() {}
 
@@ -50,7 +51,7 @@ final class DemoTimeline {
   }
 
   /** Writes the timeline of every run in {@code workflowIds} (each ID's latest run) to {@code file}. */
-  static void write(Path file, WorkflowClient client, Collection<String> workflowIds, long zeroMillis) {
+  public static void write(Path file, WorkflowClient client, Collection<String> workflowIds, long zeroMillis) {
     List<String> all = new ArrayList<>();
     for (String id : workflowIds) {
       all.addAll(lines(id, client.fetchHistory(id).getEvents(), zeroMillis));

@@ -38,13 +38,24 @@ public final class LocalStack implements AutoCloseable {
   private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
   private static final String WORKER_POLLING = "worker polling task queue";
 
-  /** What to start: {@code workers} worker processes and an estate built from the demo's estate options. */
-  public record Spec(int workers, List<String> estateArgs, boolean detached) {
+  /**
+   * What to start: {@code workers} worker processes and an estate built from the demo's estate options.
+   * {@code workersMayDie}: a worker may be killed (chaos, the crash tests, {@code ./inplace up}), so the
+   * workers do without sticky execution, since Temporal's test server never falls back from a dead
+   * worker's sticky queue; false (bench --e2e, whose one worker lives to the end) runs them as in
+   * production, with sticky execution on.
+   */
+  public record Spec(int workers, List<String> estateArgs, boolean detached, boolean workersMayDie) {
     public Spec {
       if (workers < 1 || workers > 9) {
         throw new IllegalArgumentException("--workers must be 1..9 worker processes, got " + workers);
       }
       estateArgs = List.copyOf(estateArgs);
+    }
+
+    /** Workers that may be killed (the default). */
+    public Spec(int workers, List<String> estateArgs, boolean detached) {
+      this(workers, estateArgs, detached, true);
     }
   }
 
@@ -129,6 +140,10 @@ public final class LocalStack implements AutoCloseable {
 
   /** The environment of worker {@code index}: exactly what the Deployment sets, pointed at the stack. */
   public Map<String, String> workerEnvironment(int index) {
+    return workerEnvironment(layout, spec, index);
+  }
+
+  static Map<String, String> workerEnvironment(StackLayout layout, Spec spec, int index) {
     String role = StackLayout.worker(index);
     Map<String, String> env = new LinkedHashMap<>();
     env.put("TEMPORAL_ADDRESS", StackLayout.temporalAddress());
@@ -140,8 +155,12 @@ public final class LocalStack implements AutoCloseable {
     env.put("INPLACE_HTTP_BIND_ADDRESS", "127.0.0.1");
     env.put("INPLACE_HTTP_PORT", Integer.toString(StackLayout.workerHttpPort(index)));
     env.put("INPLACE_STATUS_INTERVAL_SECONDS", "1");
-    // The test server never falls back from a dead worker's sticky queue (docs/local-stack.md).
-    env.put("INPLACE_STICKY_SCHEDULE_TO_START_SECONDS", "0");
+    // The test server never falls back from a dead worker's sticky queue (docs/local-stack.md): where
+    // a worker may die, the workers do without sticky execution; elsewhere they keep the production
+    // default (sticky execution on), so a benchmark measures the worker as shipped.
+    if (spec.workersMayDie()) {
+      env.put("INPLACE_STICKY_SCHEDULE_TO_START_SECONDS", "0");
+    }
     // Leader election identity and lease namespace, as the downward API sets them in a pod.
     env.put("POD_NAME", role);
     env.put("POD_NAMESPACE", "inplace-system");
