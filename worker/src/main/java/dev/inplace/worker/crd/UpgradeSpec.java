@@ -22,8 +22,6 @@ public abstract class UpgradeSpec<S extends UpgradeSpec<S>> {
 
   public static final String VERSION_PATTERN = "^v\\d+\\.\\d+\\.\\d+([-+][0-9A-Za-z.+-]+)?$";
 
-  public static final long DEFAULT_READY_TIMEOUT_SECONDS = 300;
-
   @Required
   @Pattern(NAME_PATTERN)
   @Size(max = 253)

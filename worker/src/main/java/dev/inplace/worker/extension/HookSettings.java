@@ -1,9 +1,7 @@
 package dev.inplace.worker.extension;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.inplace.worker.crd.CatalogueReference;
 import dev.inplace.workflows.api.Distribution;
-import dev.inplace.workflows.api.HostOs;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
@@ -63,12 +61,15 @@ record HookSettings(Map<String, String> values) {
     return new HookSettings(values);
   }
 
+  /** The SSH login; null when unset (the intake's default: root). */
   String sshUser() {
-    return text(SSH_USER).orElse("root");
+    return text(SSH_USER).orElse(null);
   }
 
-  int sshPort() {
-    return (int) number(SSH_PORT, 22, 1, 65535);
+  /** The SSH port; null when unset (the intake's default: 22). */
+  Integer sshPort() {
+    Long port = number(SSH_PORT, 1, 65535);
+    return port == null ? null : port.intValue();
   }
 
   String sshKeySecret(String cluster) {
@@ -87,8 +88,9 @@ record HookSettings(Map<String, String> values) {
     return text(CATALOGUE_CONFIG_MAP).orElse(DEFAULT_CATALOGUE_CONFIG_MAP).replace("{cluster}", cluster);
   }
 
+  /** The catalogue's data key; null when unset (the intake's default: catalogue.json). */
   String catalogueKey() {
-    return text(CATALOGUE_KEY).orElse(CatalogueReference.DEFAULT_KEY);
+    return text(CATALOGUE_KEY).orElse(null);
   }
 
   /** {@code k3s} or {@code kubeadm}; empty means: from the bootstrap config's kind. */
@@ -104,46 +106,45 @@ record HookSettings(Map<String, String> values) {
     }
   }
 
-  /** {@code standard} (default) or {@code kairos}: the hosts' OS profile (docs/kairos.md). */
-  HostOs os() {
-    try {
-      return HostOs.parse(text(OS).orElse(null));
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("setting " + e.getMessage());
-    }
+  /**
+   * {@code standard} or {@code kairos}: the hosts' OS profile (docs/kairos.md), as written; null when
+   * unset. The intake checks it.
+   */
+  String os() {
+    return text(OS).orElse(null);
   }
 
+  /** The nodes' architecture as written; null when unset (the intake's default: amd64). The intake checks it. */
   String arch() {
-    String arch = text(ARCH).orElse("amd64");
-    if (!arch.matches("[a-z0-9_]+")) {
-      throw new IllegalArgumentException("setting " + ARCH + " must be a name like amd64 or arm64, got '" + arch + "'");
-    }
-    return arch;
+    return text(ARCH).orElse(null);
   }
 
-  long drainTimeoutSeconds() {
-    return number(DRAIN_TIMEOUT_SECONDS, 300, 1, 86_400);
+  /** Null when unset (the intake's default: 300). */
+  Long drainTimeoutSeconds() {
+    return number(DRAIN_TIMEOUT_SECONDS, 1, 86_400);
   }
 
-  /** Cordon without draining (single-node clusters, where there is nowhere to evict to). */
-  boolean skipDrain() {
+  /** Cordon without draining (single-node clusters, where there is nowhere to evict to); null when unset. */
+  Boolean skipDrain() {
     Optional<String> v = text(SKIP_DRAIN);
-    if (v.isEmpty() || v.get().equalsIgnoreCase("false")) {
-      return false;
+    if (v.isEmpty()) {
+      return null;
     }
-    if (v.get().equalsIgnoreCase("true")) {
-      return true;
+    if (v.get().equalsIgnoreCase("true") || v.get().equalsIgnoreCase("false")) {
+      return Boolean.valueOf(v.get().toLowerCase(Locale.ROOT));
     }
     throw new IllegalArgumentException("setting " + SKIP_DRAIN + " must be true or false, got '" + v.get() + "'");
   }
 
-  long readyTimeoutSeconds() {
-    return number(READY_TIMEOUT_SECONDS, 300, 1, 86_400);
+  /** Null when unset (the intake's default: 300). */
+  Long readyTimeoutSeconds() {
+    return number(READY_TIMEOUT_SECONDS, 1, 86_400);
   }
 
   /** How long CAPI waits before asking UpdateMachine again while a run is in flight. */
   int retryAfterSeconds() {
-    return (int) number(RETRY_AFTER_SECONDS, 10, 1, 600);
+    Long seconds = number(RETRY_AFTER_SECONDS, 1, 600);
+    return seconds == null ? 10 : seconds.intValue();
   }
 
   private Optional<String> text(String key) {
@@ -151,10 +152,11 @@ record HookSettings(Map<String, String> values) {
     return v == null || v.isBlank() ? Optional.empty() : Optional.of(v.trim());
   }
 
-  private long number(String key, long fallback, long min, long max) {
+  /** The whole number {@code key} holds, from {@code min} to {@code max}; null when unset. */
+  private Long number(String key, long min, long max) {
     Optional<String> v = text(key);
     if (v.isEmpty()) {
-      return fallback;
+      return null;
     }
     try {
       long n = Long.parseLong(v.get());

@@ -1,6 +1,9 @@
 package dev.inplace.worker.extension;
 
 import dev.inplace.worker.intake.IntakeRefusal;
+import dev.inplace.worker.intake.IntakeRequest;
+import dev.inplace.worker.intake.IntakeUnavailable;
+import dev.inplace.worker.intake.RunInputs;
 import dev.inplace.worker.intake.RunIntake;
 import dev.inplace.workflows.api.MachineInfo;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -12,16 +15,9 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.inplace.activities.capi.CapiResources;
 import dev.inplace.workflows.api.ClusterRef;
-import dev.inplace.workflows.api.Distribution;
-import dev.inplace.workflows.api.HostOs;
-import dev.inplace.workflows.api.DrainOptions;
 import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.NodeRole;
-import dev.inplace.workflows.api.NodeTarget;
 import dev.inplace.workflows.api.NodeUpgradeRequest;
-import dev.inplace.workflows.api.PdbBlockedAction;
-import dev.inplace.workflows.api.ReleaseCatalogue;
-import dev.inplace.workflows.api.SshSettings;
 import dev.inplace.workflows.api.WorkflowIds;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -148,9 +144,10 @@ final class UpdateMachineHook {
               + "; not retried for the same spec: change the desired spec or set the Machine annotation "
               + RETRY_TOKEN_ANNOTATION + " to a new value to try again");
         }
-        start(settings, request, machine, cluster, nodeName, target, id);
-        return Hooks.failure(Hooks.UPDATE_MACHINE, "run " + id + " failed before changing the node: " + run.detail()
-            + "; a new attempt has been started");
+        // The new attempt goes through the intake too: what it refuses is the answer, as for a first run.
+        ObjectNode again = start(settings, request, machine, cluster, nodeName, target, id);
+        return again != null ? again : Hooks.failure(Hooks.UPDATE_MACHINE, "run " + id
+            + " failed before changing the node: " + run.detail() + "; a new attempt has been started");
       case NOT_FOUND:
         ObjectNode refused = start(settings, request, machine, cluster, nodeName, target, id);
         return refused != null ? refused : inProgress(settings, "started upgrading node " + nodeName + " to " + target + " (" + id + ")");
@@ -178,18 +175,19 @@ final class UpdateMachineHook {
         + kubelet.orElse("(no such Node)") + ", not " + target);
   }
 
-  /** Resolves the run's inputs and starts it; a Failure answer when an input is missing, else null. */
+  /** Has the one intake build the run's inputs and starts it; a Failure answer when refused, else null. */
   private ObjectNode start(
       HookSettings settings, JsonNode request, GenericKubernetesResource machine, ClusterRef cluster, String nodeName,
       String target, String id) {
     NodeUpgradeRequest upgrade;
     try {
       upgrade = upgradeRequest(settings, request, machine, cluster, nodeName, target);
-    } catch (IllegalArgumentException e) {
-      return Hooks.failure(Hooks.UPDATE_MACHINE, "cannot upgrade node " + nodeName + ": " + e.getMessage());
     } catch (IntakeRefusal e) {
       return Hooks.failure(Hooks.UPDATE_MACHINE, "cannot upgrade node " + nodeName + ": " + e.type() + ": "
           + e.getMessage());
+    } catch (IntakeUnavailable e) {
+      return Hooks.failure(Hooks.UPDATE_MACHINE, "cannot upgrade node " + nodeName + " yet: " + e.getMessage()
+          + "; try again");
     }
     management.genericKubernetesResources(CapiResources.MACHINE).inNamespace(cluster.namespace())
         .withName(machine.getMetadata().getName())
@@ -201,32 +199,21 @@ final class UpdateMachineHook {
     return null;
   }
 
+  /** The Machine as the intake sees it, through {@link UpdateMachineAsk}; then what only this door decides. */
   private NodeUpgradeRequest upgradeRequest(
       HookSettings settings, JsonNode request, GenericKubernetesResource machine, ClusterRef cluster, String nodeName,
       String target) throws IntakeRefusal {
-    String bootstrapKind = request.path("desired").path("bootstrapConfig").path("kind").asText("");
-    Distribution distribution = CanUpdateHook.distributionOf(bootstrapKind, settings, target)
-        .orElseThrow(() -> new IllegalArgumentException("bootstrap config kind '" + bootstrapKind
-            + "' is neither KThreesConfig, KubeadmConfig nor a k0smotron config; set the distribution setting"));
     boolean controlPlane = label(machine, CapiResources.CONTROL_PLANE_LABEL) != null;
-    NodeTarget node = new NodeTarget(cluster, machine.getMetadata().getName(), nodeName,
-        controlPlane ? NodeRole.CONTROL_PLANE : NodeRole.WORKER, address(machine));
-    SshSettings ssh = new SshSettings(settings.sshUser(), settings.sshPort(), settings.sshKeySecret(cluster.name()),
-        settings.knownHostsSecret(cluster.name()), settings.jumpHost().orElse(null));
-    intake.requireRunSecrets(cluster, ssh);
-    RunIntake.checkSkew(List.of(new MachineInfo(node.machineName(), nodeName, node.role(), node.address(), null,
-        currentKubelet(cluster, nodeName), "")), target);
-    String arch = settings.arch();
-    HostOs os = settings.os();
-    ReleaseCatalogue.Release release = intake.release(cluster.namespace(), settings.catalogueConfigMap(cluster.name()),
-        settings.catalogueKey(), target, distribution, arch, os);
-    NodeUpgradeRequest upgrade = new NodeUpgradeRequest(node, distribution, target, release.artifacts(),
-        distribution.defaultProfile().withOs(os), ssh,
-        new DrainOptions(settings.drainTimeoutSeconds(), true, false, PdbBlockedAction.FAIL, settings.skipDrain()),
-        settings.readyTimeoutSeconds(), 0, arch)
-        // No parent run marks the Machine here: the NodeUpgrade run marks it skip-remediation itself.
-        .withMarkMachine(true);
-    if (controlPlane && distribution.hasUpgradeCommand()) {
+    // No Machine version: CAPI has already written the desired one; what the node runs is its kubelet's.
+    MachineInfo info = new MachineInfo(machine.getMetadata().getName(), nodeName,
+        controlPlane ? NodeRole.CONTROL_PLANE : NodeRole.WORKER, address(machine), null,
+        currentKubelet(cluster, nodeName), "");
+    String bootstrapKind = request.path("desired").path("bootstrapConfig").path("kind").asText("");
+    IntakeRequest ask = UpdateMachineAsk.of(settings, bootstrapKind, cluster, target, info);
+    RunInputs inputs = intake.admit(ask);
+    // No parent run marks the Machine here: the NodeUpgrade run marks it skip-remediation itself.
+    NodeUpgradeRequest upgrade = inputs.request(info).withMarkMachine(true);
+    if (controlPlane && ask.distribution().hasUpgradeCommand()) {
       // kubeadm: the first control plane to move runs `kubeadm upgrade apply`; KCP moves them one at a time.
       boolean first = nodes.otherControlPlaneVersions(cluster, nodeName).stream()
           .noneMatch(v -> KubeVersion.nodeRuns(v, target));
@@ -279,7 +266,7 @@ final class UpdateMachineHook {
   }
 
   /** The first InternalIP of the Machine's {@code status.addresses}, else the first ExternalIP. */
-  private static String address(GenericKubernetesResource machine) {
+  private static String address(GenericKubernetesResource machine) throws IntakeRefusal {
     Object status = machine.getAdditionalProperties().get("status");
     Object addresses = status instanceof Map<?, ?> s ? s.get("addresses") : null;
     if (addresses instanceof List<?> list) {
@@ -292,7 +279,8 @@ final class UpdateMachineHook {
         }
       }
     }
-    throw new IllegalArgumentException("Machine " + machine.getMetadata().getName()
+    // As the custom resources' Cluster read words it (ClusterInventoryReader).
+    throw IntakeRefusal.invalid("Machine " + machine.getMetadata().getNamespace() + "/" + machine.getMetadata().getName()
         + " has no InternalIP or ExternalIP in status.addresses");
   }
 

@@ -9,6 +9,7 @@ import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.HostOs;
 import dev.inplace.workflows.api.MachineInfo;
+import dev.inplace.workflows.api.NodeUpgradeTemplate;
 import dev.inplace.workflows.api.ReleaseCatalogue;
 import dev.inplace.workflows.api.SshSettings;
 import dev.inplace.workflows.api.VersionSkew;
@@ -24,9 +25,11 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * The one intake of both doors (the CR watcher and the UpdateMachine hook): the checks that a run's
- * inputs exist and are safe, each refusing with a failure type of {@code UpgradeFailures}. Reads
- * only: Secrets (that they and their keys exist, never their contents) and the release catalogue.
+ * The one intake of both doors (the CR watcher and the UpdateMachine hook): {@link #admit} turns
+ * what a door was asked ({@link IntakeRequest}) into a run's inputs ({@link RunInputs}), or refuses
+ * with a failure type of {@code UpgradeFailures} ({@link IntakeRefusal}). It reads only: the Cluster
+ * (for its topology), Secrets (that they and their keys exist, never their contents) and the release
+ * catalogue.
  */
 public final class RunIntake {
   /** The data key of CAPI's {@code <cluster>-kubeconfig} Secret. */
@@ -42,12 +45,45 @@ public final class RunIntake {
   }
 
   /**
+   * Checks a request and builds the run's inputs, in one order for both doors: what was asked
+   * ({@code InvalidRequest}: version, arch, OS, SSH settings, host layout, drain, timeouts, window,
+   * each Machine's node target), then what it refers to: the Cluster's topology when the run records
+   * versions on cluster objects ({@code TopologyManagedCluster}), the version skew of the Machines
+   * ({@code UnsupportedVersionSkew}), the Secrets ({@code SecretNotFound}) and the release in the
+   * catalogue ({@code ArtifactUnavailable}, {@code InvalidRequest} for an unsafe one).
+   *
+   * @throws IntakeUnavailable when something could not be read (try again later)
+   */
+  public RunInputs admit(IntakeRequest ask) throws IntakeRefusal {
+    AskedValues values = AskedValues.check(ask);
+    if (ask.recording() == IntakeRequest.Recording.CLUSTER_OBJECTS) {
+      refuseTopologyCluster(ask.cluster());
+    }
+    checkSkew(ask.machines(), values.version());
+    requireRunSecrets(ask.cluster(), values.ssh());
+    ReleaseCatalogue.Release release = release(ask.cluster().namespace(), ask.catalogue().configMap(),
+        ask.catalogue().keyOrDefault(), values.version(), ask.distribution(), values.arch(), values.os());
+    NodeUpgradeTemplate template = new NodeUpgradeTemplate(ask.distribution(), values.version(), release.artifacts(),
+        values.profile(), values.ssh(), values.drain(), values.readyTimeoutSeconds(), values.minFreeBytes(),
+        values.arch());
+    RunInputs inputs = new RunInputs(ask.cluster(), template, values.window(), ask.machines());
+    for (MachineInfo m : inputs.machines()) {
+      try {
+        inputs.request(m);
+      } catch (IllegalArgumentException e) {
+        throw IntakeRefusal.invalid("Machine " + m.name() + ": " + e.getMessage());
+      }
+    }
+    return inputs;
+  }
+
+  /**
    * {@code TopologyManagedCluster} when the Cluster has {@code spec.topology} (a ClusterClass
    * cluster): its topology controller owns the control-plane and MachineDeployment versions and
    * would overwrite the versions a run records, then roll out replacements. A missing Cluster is
    * left to the caller's own {@code ClusterNotFound}.
    */
-  public void refuseTopologyCluster(ClusterRef cluster) throws IntakeRefusal {
+  void refuseTopologyCluster(ClusterRef cluster) throws IntakeRefusal {
     GenericKubernetesResource found = read(() -> management.genericKubernetesResources(CapiResources.CLUSTER)
         .inNamespace(cluster.namespace()).withName(cluster.name()).get(), "Cluster " + cluster);
     Optional<String> managed = ClusterTopology.refusal(cluster, found);
@@ -57,7 +93,7 @@ public final class RunIntake {
   }
 
   /** The SSH key, the pinned host keys and the workload kubeconfig Secrets all exist with their keys. */
-  public void requireRunSecrets(ClusterRef cluster, SshSettings ssh) throws IntakeRefusal {
+  void requireRunSecrets(ClusterRef cluster, SshSettings ssh) throws IntakeRefusal {
     requireSecret(cluster.namespace(), ssh.privateKeySecret(), SshSettings.PRIVATE_KEY_DATA_KEY, "the SSH private key");
     requireSecret(cluster.namespace(), ssh.knownHostsSecret(), SshSettings.KNOWN_HOSTS_DATA_KEY, "the pinned host keys");
     requireSecret(cluster.namespace(), cluster.name() + KUBECONFIG_SUFFIX, KUBECONFIG_KEY,
@@ -65,7 +101,7 @@ public final class RunIntake {
   }
 
   /** {@code SecretNotFound} when the Secret or its data key is missing. */
-  public void requireSecret(String namespace, String name, String key, String what) throws IntakeRefusal {
+  private void requireSecret(String namespace, String name, String key, String what) throws IntakeRefusal {
     String id = "Secret " + namespace + "/" + name;
     Secret secret = read(() -> management.secrets().inNamespace(namespace).withName(name).get(), id);
     if (secret == null) {
@@ -89,7 +125,7 @@ public final class RunIntake {
   }
 
   /** The release of {@code version} for hosts of {@code os} (Kairos: one OS image); see above. */
-  public ReleaseCatalogue.Release release(
+  ReleaseCatalogue.Release release(
       String namespace, String configMap, String key, String version, Distribution distribution, String arch,
       HostOs os) throws IntakeRefusal {
     String what = "ConfigMap " + namespace + "/" + configMap;
@@ -119,13 +155,8 @@ public final class RunIntake {
     return release;
   }
 
-  /** The catalogue rules on a release's artifacts; {@code InvalidRequest} naming the first problem. */
-  public void checkArtifacts(List<Artifact> list, Distribution distribution, String source) throws IntakeRefusal {
-    checkArtifacts(list, distribution, HostOs.STANDARD, source);
-  }
-
-  /** The catalogue rules on a release's artifacts for hosts of {@code os}. */
-  public void checkArtifacts(List<Artifact> list, Distribution distribution, HostOs os, String source)
+  /** The catalogue rules on a release's artifacts for hosts of {@code os}; {@code InvalidRequest} naming the first problem. */
+  private void checkArtifacts(List<Artifact> list, Distribution distribution, HostOs os, String source)
       throws IntakeRefusal {
     Optional<String> problem = ArtifactRules.problem(list, distribution, os);
     for (Artifact a : list) {
@@ -140,7 +171,7 @@ public final class RunIntake {
   }
 
   /** {@code UnsupportedVersionSkew} for a downgrade or a jump of more than one minor ({@link VersionSkew}). */
-  public static void checkSkew(List<MachineInfo> machines, String target) throws IntakeRefusal {
+  static void checkSkew(List<MachineInfo> machines, String target) throws IntakeRefusal {
     Optional<String> problem = VersionSkew.problem(machines, target);
     if (problem.isPresent()) {
       throw new IntakeRefusal(UpgradeFailures.UNSUPPORTED_VERSION_SKEW, problem.get());

@@ -12,22 +12,16 @@ import dev.inplace.workflows.api.ClusterInventory;
 import dev.inplace.workflows.api.ClusterInventory.PoolInfo;
 import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.Distribution;
-import dev.inplace.workflows.api.DrainOptions;
 import dev.inplace.workflows.api.FailurePolicy;
-import dev.inplace.workflows.api.HostOs;
-import dev.inplace.workflows.api.HostProfile;
 import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.MachineInfo;
-import dev.inplace.workflows.api.MaintenanceWindow;
 import dev.inplace.workflows.api.NodeRole;
-import dev.inplace.workflows.api.NodeUpgradeTemplate;
-import dev.inplace.workflows.api.PdbBlockedAction;
-import dev.inplace.workflows.api.ReleaseCatalogue;
-import dev.inplace.workflows.api.SshSettings;
 import dev.inplace.workflows.api.VersionSkew;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import dev.inplace.worker.intake.IntakeRefusal;
+import dev.inplace.worker.intake.IntakeRequest;
 import dev.inplace.worker.intake.IntakeUnavailable;
+import dev.inplace.worker.intake.RunInputs;
 import dev.inplace.worker.intake.RunIntake;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.temporal.failure.ApplicationFailure;
@@ -39,15 +33,15 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Checks a CR and resolves it into the inputs of its run(s), reading only: the spec itself, then
- * the Cluster and its Machines, the SSH and kubeconfig Secrets (that they and their keys exist,
- * never their contents), and the release catalogue, the last two through the shared {@link RunIntake}.
- * The first problem found refuses the CR with its failure type as the reason.
+ * The custom resources' door to the one intake: checks a CR's own fields (what the CRD schema
+ * says, again, for servers that do not validate), reads the Cluster and its Machines, picks the
+ * Machines the run covers, and hands the rest to {@link RunIntake#admit} as an {@link
+ * IntakeRequest} (settings, Secrets, version skew, catalogue). The first problem found refuses the
+ * CR with its failure type as the reason.
  */
 final class SpecResolver {
   private static final Pattern NAME = Pattern.compile(UpgradeSpec.NAME_PATTERN);
   private static final Pattern VERSION = Pattern.compile(UpgradeSpec.VERSION_PATTERN);
-  private static final Pattern ARCH = Pattern.compile("[a-z0-9_]+");
   // The same forms the WorkersUpgrade workflow accepts: a count >= 1 or 1%..100%.
   private static final Pattern COUNT = Pattern.compile("[1-9][0-9]{0,5}");
   private static final Pattern PERCENT = Pattern.compile("([1-9][0-9]?|100)%");
@@ -75,7 +69,6 @@ final class SpecResolver {
     String target = spec.getVersion();
     ClusterRef cluster = new ClusterRef(namespace, spec.getClusterName());
     ClusterInventory inventory = inventory(cluster);
-    intake.refuseTopologyCluster(cluster);
     List<MachineInfo> controlPlanes = role(inventory, NodeRole.CONTROL_PLANE);
     WorkersUpgradeSpec workers = spec instanceof WorkersUpgradeSpec w ? w : null;
     List<String> pools = List.of();
@@ -90,38 +83,12 @@ final class SpecResolver {
       }
       machines = controlPlanes;
     }
-    RunIntake.checkSkew(machines, target);
-
-    SshSettings ssh = ssh(spec.getSsh());
-    intake.requireRunSecrets(cluster, ssh);
-    Distribution distribution = distribution(spec);
-    String arch = arch(spec);
-    CatalogueReference ref = spec.getReleaseCatalogue();
-    ReleaseCatalogue.Release release =
-        intake.release(namespace, ref.getConfigMapName(), ref.key(), target, distribution, arch, os(spec.getHostProfile()));
-    NodeUpgradeTemplate template;
-    try {
-      template =
-          new NodeUpgradeTemplate(
-              distribution,
-              target,
-              release.artifacts(),
-              profile(spec.getHostProfile(), distribution),
-              ssh,
-              singleNode(drain(spec.getDrain()), inventory),
-              orDefault(spec.getReadyTimeoutSeconds(), UpgradeSpec.DEFAULT_READY_TIMEOUT_SECONDS),
-              orDefault(spec.getMinFreeBytes(), 0L),
-              arch);
-    } catch (IllegalArgumentException e) {
-      throw invalid(e.getMessage());
-    }
-    checkMachines(cluster, template, machines);
-    MaintenanceWindow window = window(spec.getMaintenanceWindow());
+    RunInputs inputs = intake.admit(ask(cluster, spec, machines, inventory.machines().size() == 1));
     long soak = orDefault(spec.getSoakSeconds(), 0L);
     boolean controlPlaneAtTarget = !controlPlanes.isEmpty() && controlPlanes.stream().allMatch(m -> runs(m, target));
     if (workers == null) {
-      return new ResolvedUpgrade(
-          cluster, inventory, template, window, soak, List.of(), "1", FailurePolicy.HALT, 0, controlPlaneAtTarget);
+      return new ResolvedUpgrade(cluster, inventory, inputs.template(), inputs.window(), soak, List.of(), "1",
+          FailurePolicy.HALT, 0, controlPlaneAtTarget);
     }
     FailurePolicy policy =
         workers.getFailurePolicy() == null || workers.getFailurePolicy().getType() == null
@@ -131,9 +98,38 @@ final class SpecResolver {
         workers.getFailurePolicy() == null || workers.getFailurePolicy().getMaxFailures() == null
             ? 0
             : workers.getFailurePolicy().getMaxFailures();
-    return new ResolvedUpgrade(
-        cluster, inventory, template, window, soak, pools, maxUnavailable(workers), policy, maxFailures,
-        controlPlaneAtTarget);
+    return new ResolvedUpgrade(cluster, inventory, inputs.template(), inputs.window(), soak, pools,
+        maxUnavailable(workers), policy, maxFailures, controlPlaneAtTarget);
+  }
+
+  /**
+   * The spec as the intake takes it: every field as written (null when unset, so the intake applies
+   * the one default), the distribution defaulting to k3s as the CRD does, fields named {@code spec.*}.
+   */
+  static IntakeRequest ask(ClusterRef cluster, UpgradeSpec<?> spec, List<MachineInfo> machines, boolean singleNode) {
+    HostProfileSpec h = spec.getHostProfile();
+    SshSpec s = spec.getSsh();
+    DrainSpec d = spec.getDrain();
+    MaintenanceWindowSpec w = spec.getMaintenanceWindow();
+    CatalogueReference c = spec.getReleaseCatalogue();
+    return new IntakeRequest(
+        cluster,
+        spec.getVersion(),
+        spec.getDistribution() == null ? Distribution.K3S : spec.getDistribution(),
+        spec.getArch(),
+        h == null ? null : new IntakeRequest.Host(h.getOs(), h.getBinDir(), h.getImagesDir(), h.getStagingDir(),
+            h.getBackupDir(), h.getServerService(), h.getAgentService()),
+        new IntakeRequest.Ssh(s.getUser(), s.getPort(), s.getPrivateKeySecret(), s.getKnownHostsSecret(), s.getJumpHost()),
+        d == null ? null : new IntakeRequest.Drain(d.getTimeoutSeconds(), d.getDeleteEmptyDirData(), d.getForce(),
+            d.getOnPdbBlocked() == null ? null : d.getOnPdbBlocked().action(), d.getSkip()),
+        spec.getReadyTimeoutSeconds(),
+        spec.getMinFreeBytes(),
+        w == null ? null : new IntakeRequest.Window(w.getDays(), w.getStart(), w.getEnd(), w.getTimeZone()),
+        new IntakeRequest.Catalogue(c.getConfigMapName(), c.getKey()),
+        machines,
+        singleNode,
+        IntakeRequest.Recording.CLUSTER_OBJECTS,
+        field -> "spec." + field);
   }
 
   // ---- the spec alone ---------------------------------------------------------------------------
@@ -156,6 +152,8 @@ final class SpecResolver {
     if (spec.getSsh() == null) {
       throw invalid("spec.ssh is required (privateKeySecret and knownHostsSecret)");
     }
+    // The schema's minimums (@Min), refused before the Cluster is read; the intake checks the last two
+    // again for the hook's settings.
     requireAtLeast("spec.soakSeconds", spec.getSoakSeconds(), 0);
     requireAtLeast("spec.readyTimeoutSeconds", spec.getReadyTimeoutSeconds(), 1);
     requireAtLeast("spec.minFreeBytes", spec.getMinFreeBytes(), 0);
@@ -194,88 +192,6 @@ final class SpecResolver {
     return text;
   }
 
-  private static SshSettings ssh(SshSpec spec) throws SpecRefusal {
-    try {
-      return new SshSettings(
-          spec.getUser() == null ? "root" : spec.getUser(),
-          spec.getPort() == null ? 22 : spec.getPort(),
-          spec.getPrivateKeySecret(),
-          spec.getKnownHostsSecret(),
-          spec.getJumpHost());
-    } catch (IllegalArgumentException e) {
-      throw invalid("spec.ssh: " + e.getMessage());
-    }
-  }
-
-  /** {@code spec.hostProfile.os}: standard unless it says kairos. */
-  private static HostOs os(HostProfileSpec spec) throws SpecRefusal {
-    try {
-      return spec == null ? HostOs.STANDARD : HostOs.parse(spec.getOs());
-    } catch (IllegalArgumentException e) {
-      throw invalid("spec.hostProfile." + e.getMessage());
-    }
-  }
-
-  /** The distribution's standard layout (k3s or kubeadm), with the spec's overrides. */
-  private static HostProfile profile(HostProfileSpec spec, Distribution distribution) throws SpecRefusal {
-    HostProfile d = distribution.defaultProfile().withOs(os(spec));
-    if (spec == null) {
-      return d;
-    }
-    return new HostProfile(
-        orDefault(spec.getBinDir(), d.binDir()),
-        orDefault(spec.getImagesDir(), d.imagesDir()),
-        orDefault(spec.getStagingDir(), d.stagingDir()),
-        orDefault(spec.getBackupDir(), d.backupDir()),
-        orDefault(spec.getServerService(), d.serverService()),
-        orDefault(spec.getAgentService(), d.agentService()),
-        d.os());
-  }
-
-  /** A one-node cluster skips the drain: there is nowhere to evict to (the CR's DrainSkipped condition says so). */
-  private static DrainOptions singleNode(DrainOptions drain, ClusterInventory inventory) {
-    if (drain.skip() || inventory.machines().size() != 1) {
-      return drain;
-    }
-    return new DrainOptions(drain.timeoutSeconds(), drain.deleteEmptyDirData(), drain.force(), drain.onBlocked(), true);
-  }
-
-  private static DrainOptions drain(DrainSpec spec) {
-    DrainOptions d = DrainOptions.defaults();
-    if (spec == null) {
-      return d;
-    }
-    return new DrainOptions(
-        orDefault(spec.getTimeoutSeconds(), d.timeoutSeconds()),
-        orDefault(spec.getDeleteEmptyDirData(), d.deleteEmptyDirData()),
-        orDefault(spec.getForce(), d.force()),
-        spec.getOnPdbBlocked() == null ? PdbBlockedAction.FAIL : spec.getOnPdbBlocked().action(),
-        orDefault(spec.getSkip(), d.skip()));
-  }
-
-  private static MaintenanceWindow window(MaintenanceWindowSpec spec) throws SpecRefusal {
-    if (spec == null) {
-      return null;
-    }
-    try {
-      return new MaintenanceWindow(spec.getDays(), spec.getStart(), spec.getEnd(), spec.getTimeZone());
-    } catch (IllegalArgumentException | NullPointerException e) {
-      throw invalid("spec.maintenanceWindow: " + (e.getMessage() == null ? "start and end are required" : e.getMessage()));
-    }
-  }
-
-  private static Distribution distribution(UpgradeSpec<?> spec) {
-    return spec.getDistribution() == null ? Distribution.K3S : spec.getDistribution();
-  }
-
-  private static String arch(UpgradeSpec<?> spec) throws SpecRefusal {
-    String arch = spec.getArch() == null ? "amd64" : spec.getArch();
-    if (!ARCH.matcher(arch).matches()) {
-      throw invalid("spec.arch must be a name like amd64 or arm64, got '" + arch + "'");
-    }
-    return arch;
-  }
-
   // ---- what the spec refers to ------------------------------------------------------------------
 
   private ClusterInventory inventory(ClusterRef cluster) throws SpecRefusal {
@@ -305,18 +221,6 @@ final class SpecResolver {
           + "; it has: " + (known.isEmpty() ? "none" : String.join(", ", known)));
     }
     return List.copyOf(wanted);
-  }
-
-  /** Every Machine must make a valid node target (an address, a node name). */
-  private static void checkMachines(ClusterRef cluster, NodeUpgradeTemplate template, List<MachineInfo> machines)
-      throws SpecRefusal {
-    for (MachineInfo m : machines) {
-      try {
-        template.forNode(m.target(cluster));
-      } catch (IllegalArgumentException e) {
-        throw invalid("Machine " + m.name() + ": " + e.getMessage());
-      }
-    }
   }
 
   static Optional<KubeVersion> current(MachineInfo m) {

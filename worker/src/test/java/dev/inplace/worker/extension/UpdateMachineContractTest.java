@@ -15,7 +15,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.inplace.activities.capi.CapiResources;
 import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.Distribution;
+import dev.inplace.workflows.api.DrainOptions;
+import dev.inplace.workflows.api.HostProfile;
 import dev.inplace.workflows.api.NodeRole;
+import dev.inplace.workflows.api.NodeTarget;
+import dev.inplace.workflows.api.PdbBlockedAction;
+import dev.inplace.workflows.api.SshSettings;
 import dev.inplace.workflows.api.NodeUpgradeRequest;
 import dev.inplace.workflows.api.WorkflowIds;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -155,6 +160,23 @@ class UpdateMachineContractTest {
     assertFalse(started.drain().skip(), "drains by default");
     assertEquals(runId(), machineAnnotations().get(UpdateMachineHook.RUN_ANNOTATION));
     assertTrue(started.markMachine(), "no parent marks the Machine on this path: the run marks it itself");
+    // The whole request, field for field, as the hook has always built it from these settings.
+    assertEquals(new NodeUpgradeRequest(
+        new NodeTarget(new ClusterRef("fleet", "edge-1"), "edge-1-cp-0", "cp-0", NodeRole.CONTROL_PLANE, "10.0.0.10"),
+        Distribution.K3S, TARGET, started.artifacts(), HostProfile.k3sDefaults(),
+        new SshSettings("inplace", 2222, "edge-1-ssh-key", "edge-1-known-hosts", null),
+        new DrainOptions(300, true, false, PdbBlockedAction.FAIL, false), 300, 0, "amd64", false, true), started);
+  }
+
+  @Test
+  void settingsTheIntakeRefusesAreAFailureNamingTheSettingAndItsType() throws Exception {
+    ((ObjectNode) request.get("settings")).put("os", "windows");
+    ObjectNode answer = hook.handle(request);
+
+    assertShape("update-machine-response-failed.json", answer);
+    assertEquals("cannot upgrade node cp-0: InvalidRequest: setting os must be standard or kairos, got 'windows'",
+        answer.get("message").asText());
+    assertEquals(0, runs.started.size());
   }
 
   @Test
@@ -243,6 +265,18 @@ class UpdateMachineContractTest {
     assertShape("update-machine-response-failed.json", answer);
     assertTrue(answer.get("message").asText().contains("a new attempt has been started"), answer.toString());
     assertEquals(List.of(runId()), runs.startedIds);
+  }
+
+  @Test
+  void aRetryTheIntakeRefusesSaysWhyAndClaimsNoNewAttempt() throws Exception {
+    runs.runs.put(runId(), new NodeRuns.Run(NodeRuns.State.FAILED, "HostUnreachable: no route to 10.0.0.10", false));
+    client.secrets().inNamespace("fleet").withName("edge-1-known-hosts").delete();
+    ObjectNode answer = hook.handle(request);
+
+    assertShape("update-machine-response-failed.json", answer);
+    assertEquals("cannot upgrade node cp-0: SecretNotFound: Secret fleet/edge-1-known-hosts (the pinned host keys)"
+        + " not found", answer.get("message").asText());
+    assertEquals(0, runs.started.size());
   }
 
   @Test

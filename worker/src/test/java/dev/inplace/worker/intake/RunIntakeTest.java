@@ -1,17 +1,27 @@
 package dev.inplace.worker.intake;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.inplace.activities.artifacts.ArtifactSourcePolicy;
 import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.Distribution;
+import dev.inplace.workflows.api.DrainOptions;
+import dev.inplace.workflows.api.HostOs;
+import dev.inplace.workflows.api.HostProfile;
 import dev.inplace.workflows.api.MachineInfo;
+import dev.inplace.workflows.api.MaintenanceWindow;
+import dev.inplace.workflows.api.NodeUpgradeTemplate;
+import dev.inplace.workflows.api.PdbBlockedAction;
 import dev.inplace.workflows.api.NodeRole;
 import dev.inplace.workflows.api.SshSettings;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import dev.inplace.activities.capi.CapiResources;
+import dev.inplace.worker.crd.CatalogueReference;
+import dev.inplace.worker.crd.UpgradeSpec;
+import io.fabric8.generator.annotation.Default;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -132,6 +142,119 @@ class RunIntakeTest {
     IntakeRefusal skew = assertThrows(IntakeRefusal.class, () -> RunIntake.checkSkew(List.of(old), TARGET));
     assertEquals(UpgradeFailures.UNSUPPORTED_VERSION_SKEW, skew.type());
     assertTrue(skew.getMessage().contains("n runs v1.29.0+k3s1 (2 minors behind)"), skew.getMessage());
+  }
+
+  // ---- admit: what a door asked, to a run's inputs ----------------------------------------------
+
+  private static final MachineInfo CP_0 =
+      new MachineInfo("edge-1-cp-0", "cp-0", NodeRole.CONTROL_PLANE, "10.0.0.10", "v1.30.6+k3s1", "v1.30.6+k3s1", "");
+  private static final MachineInfo CP_1 =
+      new MachineInfo("edge-1-cp-1", "cp-1", NodeRole.CONTROL_PLANE, "10.0.0.11", "v1.30.6+k3s1", "v1.30.6+k3s1", "");
+
+  /** What both doors need in place: the three Secrets, a catalogue with the release, a Cluster. */
+  private void estate(Map<String, Object> clusterSpec) {
+    for (String[] s : new String[][] {{"edge-1-ssh-key", "ssh-privatekey"}, {"edge-1-known-hosts", "known_hosts"},
+        {"edge-1-kubeconfig", "value"}}) {
+      client.secrets().inNamespace("fleet").resource(new SecretBuilder().withNewMetadata().withName(s[0])
+          .endMetadata().addToData(s[1], "eA==").build()).createOr(c -> c.update());
+    }
+    catalogue("https://releases.example/k3s", "/usr/local/bin/k3s", 1024);
+    cluster("edge-1", clusterSpec);
+  }
+
+  private static IntakeRequest ask(IntakeRequest.Host host, IntakeRequest.Drain drain, Long ready, Long minFree,
+      IntakeRequest.Window window, List<MachineInfo> machines, boolean singleNode, IntakeRequest.Recording recording) {
+    return new IntakeRequest(new ClusterRef("fleet", "edge-1"), TARGET, Distribution.K3S, null, host,
+        new IntakeRequest.Ssh(null, null, "edge-1-ssh-key", "edge-1-known-hosts", null), drain, ready, minFree, window,
+        new IntakeRequest.Catalogue("releases", null), machines, singleNode, recording, f -> "spec." + f);
+  }
+
+  private static IntakeRequest plain(IntakeRequest.Recording recording) {
+    return ask(null, null, null, null, null, List.of(CP_0, CP_1), false, recording);
+  }
+
+  @Test
+  void anAskWithNothingOptionalSetGetsTheOneSetOfDefaults() throws Exception {
+    estate(Map.of());
+    RunInputs inputs = intake(ArtifactSourcePolicy.httpsOnly()).admit(plain(IntakeRequest.Recording.CLUSTER_OBJECTS));
+
+    assertEquals(new NodeUpgradeTemplate(Distribution.K3S, TARGET, inputs.template().artifacts(),
+        HostProfile.k3sDefaults(), new SshSettings("root", 22, "edge-1-ssh-key", "edge-1-known-hosts", null),
+        DrainOptions.defaults(), 300, 0, "amd64"), inputs.template());
+    assertEquals("https://releases.example/k3s", inputs.template().artifacts().get(0).source());
+    assertNull(inputs.window());
+    assertEquals(List.of(CP_0, CP_1), inputs.machines());
+    assertEquals(inputs.template().forNode(CP_1.target(new ClusterRef("fleet", "edge-1"))), inputs.request(CP_1));
+  }
+
+  @Test
+  void everyOverrideOfTheAskLandsInTheTemplate() throws Exception {
+    estate(Map.of());
+    RunInputs inputs = intake(ArtifactSourcePolicy.httpsOnly()).admit(ask(
+        new IntakeRequest.Host("standard", "/opt/bin", null, "/var/lib/stage", null, "k3s-server", null),
+        new IntakeRequest.Drain(600L, false, true, PdbBlockedAction.DELETE, null), 120L, 1000L,
+        new IntakeRequest.Window(List.of("sat"), "22:00", "04:00", "Europe/Berlin"), List.of(CP_0), false,
+        IntakeRequest.Recording.CLUSTER_OBJECTS));
+
+    HostProfile k3s = HostProfile.k3sDefaults();
+    assertEquals(new HostProfile("/opt/bin", k3s.imagesDir(), "/var/lib/stage", k3s.backupDir(), "k3s-server",
+        k3s.agentService(), HostOs.STANDARD), inputs.template().profile());
+    assertEquals(new DrainOptions(600, false, true, PdbBlockedAction.DELETE, false), inputs.template().drain());
+    assertEquals(120, inputs.template().readyTimeoutSeconds());
+    assertEquals(1000, inputs.template().minFreeBytes());
+    assertEquals(new MaintenanceWindow(List.of("SAT"), "22:00", "04:00", "Europe/Berlin"), inputs.window());
+  }
+
+  @Test
+  void aOneMachineClusterSkipsItsDrainWhateverTheAskSaid() throws Exception {
+    estate(Map.of());
+    RunInputs inputs = intake(ArtifactSourcePolicy.httpsOnly()).admit(ask(null,
+        new IntakeRequest.Drain(60L, null, null, null, false), null, null, null, List.of(CP_0), true,
+        IntakeRequest.Recording.CLUSTER_OBJECTS));
+    assertEquals(new DrainOptions(60, true, false, PdbBlockedAction.FAIL, true), inputs.template().drain());
+  }
+
+  @Test
+  void aClusterClassClusterIsRefusedOnlyForARunThatRecordsVersionsOnClusterObjects() throws Exception {
+    estate(Map.of("topology", Map.of("class", "k3s-edge", "version", "v1.30.6+k3s1")));
+    IntakeRefusal refused = assertThrows(IntakeRefusal.class,
+        () -> intake(ArtifactSourcePolicy.httpsOnly()).admit(plain(IntakeRequest.Recording.CLUSTER_OBJECTS)));
+    assertEquals(UpgradeFailures.TOPOLOGY_MANAGED_CLUSTER, refused.type());
+
+    RunInputs machineOnly = intake(ArtifactSourcePolicy.httpsOnly()).admit(plain(IntakeRequest.Recording.MACHINE_ONLY));
+    assertEquals(TARGET, machineOnly.template().targetVersion());
+  }
+
+  @Test
+  void whatWasAskedIsCheckedBeforeAnythingItNamesIsRead() throws Exception {
+    int before = server.getRequestCount();
+    IntakeRequest badHost = ask(new IntakeRequest.Host(null, "opt/bin", null, null, null, null, null), null, null, null,
+        null, List.of(CP_0), false, IntakeRequest.Recording.CLUSTER_OBJECTS);
+    IntakeRefusal refused = assertThrows(IntakeRefusal.class, () -> intake(ArtifactSourcePolicy.httpsOnly()).admit(badHost));
+
+    assertEquals(UpgradeFailures.INVALID_REQUEST, refused.type());
+    assertTrue(refused.getMessage().startsWith("spec.hostProfile: binDir must be an absolute path"), refused.getMessage());
+    assertEquals(before, server.getRequestCount(), "no Secret, ConfigMap or Cluster was read");
+
+    MachineInfo noAddress = new MachineInfo("edge-1-md-0", "md-0", NodeRole.WORKER, "10.0.0.1;reboot", "", "", "md");
+    IntakeRefusal machine = assertThrows(IntakeRefusal.class, () -> intake(ArtifactSourcePolicy.httpsOnly())
+        .admit(ask(null, null, null, null, null, List.of(noAddress), false, IntakeRequest.Recording.MACHINE_ONLY)));
+    assertEquals("Machine edge-1-md-0: host address has unexpected characters: 10.0.0.1;reboot", machine.getMessage());
+  }
+
+  @Test
+  void theIntakesDefaultsAreTheCustomResourceSchemasDefaults() throws Exception {
+    // The API server applies the schema's defaults; the intake applies its own for what was left unset
+    // (a server that does not default, the hook's settings). They must be the same values.
+    assertEquals(AskedValues.DEFAULT_ARCH, schemaDefault(UpgradeSpec.class, "arch"));
+    assertEquals(String.valueOf(AskedValues.DEFAULT_READY_TIMEOUT_SECONDS),
+        schemaDefault(UpgradeSpec.class, "readyTimeoutSeconds"));
+    assertEquals(String.valueOf(AskedValues.DEFAULT_MIN_FREE_BYTES), schemaDefault(UpgradeSpec.class, "minFreeBytes"));
+    assertEquals(IntakeRequest.Catalogue.DEFAULT_KEY, schemaDefault(CatalogueReference.class, "key"));
+  }
+
+  private static String schemaDefault(Class<?> type, String field) throws NoSuchFieldException {
+    return type.getDeclaredField(field).getAnnotation(Default.class).value();
   }
 
   @Test

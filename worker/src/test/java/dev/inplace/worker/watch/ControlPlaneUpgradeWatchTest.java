@@ -14,7 +14,14 @@ import dev.inplace.worker.crd.NodeRecord;
 import dev.inplace.worker.crd.UpgradeCondition;
 import dev.inplace.worker.crd.UpgradePhase;
 import dev.inplace.worker.crd.UpgradeStatus;
+import dev.inplace.workflows.api.Artifact;
+import dev.inplace.workflows.api.ArtifactKind;
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow.ControlPlaneUpgradeRequest;
+import dev.inplace.workflows.api.Distribution;
+import dev.inplace.workflows.api.DrainOptions;
+import dev.inplace.workflows.api.HostProfile;
+import dev.inplace.workflows.api.NodeUpgradeTemplate;
+import dev.inplace.workflows.api.SshSettings;
 import dev.inplace.workflows.api.UpgradeProgress.RunPhase;
 import dev.inplace.workflows.api.WorkflowIds;
 import dev.inplace.workflows.failure.UpgradeFailures;
@@ -68,6 +75,15 @@ class ControlPlaneUpgradeWatchTest {
     assertEquals(TestEstate.TO, request.template().targetVersion());
     assertEquals("k3s", request.template().artifacts().get(0).name());
     assertEquals(TestEstate.SSH_KEY, request.template().ssh().privateKeySecret());
+    // The whole template, field for field, as the watcher has always frozen it for a spec that sets
+    // only the required fields (the intake's defaults).
+    assertEquals(new NodeUpgradeTemplate(Distribution.K3S, TestEstate.TO, request.template().artifacts(),
+        HostProfile.k3sDefaults(), new SshSettings("root", 22, TestEstate.SSH_KEY, TestEstate.KNOWN_HOSTS, null),
+        DrainOptions.defaults(), 300, 0, "amd64"), request.template());
+    assertEquals(new Artifact("k3s", ArtifactKind.BINARY, "https://releases.example/" + TestEstate.TO + "/k3s",
+        "ab".repeat(32), 67108864, "/usr/local/bin/k3s", "0755"), request.template().artifacts().get(0));
+    assertEquals(0, request.soakSeconds());
+    assertNull(request.window());
     // The run's static summary and details, as the Temporal UI shows them (from the server).
     io.temporal.client.WorkflowExecutionDescription described = h.client.newUntypedWorkflowStub(id).describe();
     assertEquals("Upgrade the control plane of fleet/" + cr.getSpec().getClusterName() + " to " + TestEstate.TO

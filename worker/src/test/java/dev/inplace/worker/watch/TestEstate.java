@@ -100,16 +100,30 @@ final class TestEstate {
       if (releases.length() > 0) {
         releases.append(',');
       }
-      releases.append("""
-          {"version":"%s","distribution":"K3S","arch":"amd64","artifacts":[
-            {"name":"k3s","kind":"BINARY","source":"https://releases.example/%s/k3s",
-             "sha256":"%s","sizeBytes":67108864,"installPath":"/usr/local/bin/k3s","mode":"0755"}]}"""
-          .formatted(version, version, "ab".repeat(32)));
+      releases.append(release(version, "https://releases.example/" + version + "/k3s", "/usr/local/bin/k3s"));
     }
+    catalogueJson(CatalogueReference.DEFAULT_KEY, "{\"releases\":[" + releases + "]}");
+  }
+
+  /** A catalogue of one k3s release whose binary comes from {@code source} and goes to {@code installPath}. */
+  static String releases(String version, String source, String installPath) {
+    return "{\"releases\":[" + release(version, source, installPath) + "]}";
+  }
+
+  private static String release(String version, String source, String installPath) {
+    return """
+        {"version":"%s","distribution":"K3S","arch":"amd64","artifacts":[
+          {"name":"k3s","kind":"BINARY","source":"%s",
+           "sha256":"%s","sizeBytes":67108864,"installPath":"%s","mode":"0755"}]}"""
+        .formatted(version, source, "ab".repeat(32), installPath);
+  }
+
+  /** The catalogue ConfigMap with {@code json} as its only data key {@code key}. */
+  void catalogueJson(String key, String json) {
     client.configMaps().inNamespace(NAMESPACE).resource(
             new ConfigMapBuilder()
                 .withNewMetadata().withName(CATALOGUE).endMetadata()
-                .addToData(CatalogueReference.DEFAULT_KEY, "{\"releases\":[" + releases + "]}")
+                .addToData(key, json)
                 .build())
         .createOr(r -> r.update());
   }
@@ -139,7 +153,8 @@ final class TestEstate {
         """.formatted(client.getConfiguration().getMasterUrl());
   }
 
-  private void secret(String name, String key, String value) {
+  /** Secret {@code name} with {@code value} as its only data key {@code key}. */
+  void secret(String name, String key, String value) {
     client.secrets().inNamespace(NAMESPACE).resource(
             new SecretBuilder()
                 .withNewMetadata().withName(name).endMetadata()
