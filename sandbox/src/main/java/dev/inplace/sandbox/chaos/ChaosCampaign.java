@@ -8,6 +8,8 @@ import dev.inplace.sandbox.stack.LocalStack;
 import dev.inplace.sandbox.stack.ProcessDemo;
 import dev.inplace.sandbox.stack.RemoteEstate;
 import dev.inplace.sandbox.stack.StackLayout;
+import dev.inplace.sandbox.truth.EstateReport;
+import dev.inplace.sandbox.truth.HostJournal;
 import dev.inplace.worker.crd.ControlPlaneUpgrade;
 import dev.inplace.worker.crd.UpgradePhase;
 import dev.inplace.worker.crd.UpgradeStatus;
@@ -23,10 +25,12 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.util.HashSet;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -44,6 +48,7 @@ public final class ChaosCampaign {
   private final ChaosOptions options;
   private final PrintStream out;
   private final long startNanos = System.nanoTime();
+  private final long startEpochMillis = System.currentTimeMillis();
 
   private ChaosCampaign(ChaosOptions options, PrintStream out) {
     this.options = options;
@@ -70,7 +75,8 @@ public final class ChaosCampaign {
       ActivityWatch watch = new ActivityWatch(service);
       watch.follow(estate.nodes().stream()
           .map(n -> WorkflowIds.nodeUpgrade(Estate.NAMESPACE, n.machine(), demo.to())).toList());
-      WorkerKiller killer = new WorkerKiller(stack, watch, options.seed(), options.kills(), this::say);
+      List<CompensationKill> compensations = compensationKills(demo, estate, watch, layout);
+      WorkerKiller killer = new WorkerKiller(stack, watch, options.seed(), options.kills(), compensations.size(), this::say);
       CompletableFuture<DemoSummary> operator = new CompletableFuture<>();
       Thread driver = new Thread(() -> {
         try {
@@ -84,8 +90,18 @@ public final class ChaosCampaign {
       Thread killing = new Thread(killer, "chaos-killer");
       killing.setDaemon(true);
       killing.start();
+      List<Thread> aiming = new ArrayList<>();
+      for (CompensationKill c : compensations) {
+        c.bind(killer);
+        Thread t = new Thread(c, "chaos-compensation-kill");
+        t.setDaemon(true);
+        t.start();
+        aiming.add(t);
+      }
 
       boolean ended = awaitEnd(operator, estate.management(), watch);
+      compensations.forEach(CompensationKill::stop);
+      aiming.forEach(Thread::interrupt);
       killer.stop();
       killing.interrupt();
       if (!ended) {
@@ -101,6 +117,26 @@ public final class ChaosCampaign {
         // the hook runs (or ran) anyway
       }
     }
+  }
+
+  /**
+   * One kill kept for the compensation of each node made to fail at a step that has one, as long as
+   * the campaign has kills for them.
+   */
+  private List<CompensationKill> compensationKills(DemoOptions demo, RemoteEstate estate, ActivityWatch watch,
+      StackLayout layout) {
+    List<CompensationKill> kills = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    for (DemoOptions.Fault fault : demo.faults()) {
+      if (!CompensationKill.STEPS_WITH_COMPENSATION.contains(fault.step()) || !seen.add(fault.node())
+          || kills.size() >= options.kills()) {
+        continue;
+      }
+      estate.nodes().stream().filter(n -> n.name().equals(fault.node())).findFirst().ifPresent(n -> kills.add(
+          new CompensationKill(watch, n.name(), WorkflowIds.nodeUpgrade(Estate.NAMESPACE, n.machine(), demo.to()),
+              layout.hostRoot(n.name()), options.seed(), this::say)));
+    }
+    return kills;
   }
 
   /** The estate's options: the demo's, and the SSH faults with the campaign's seed. */
@@ -176,7 +212,8 @@ public final class ChaosCampaign {
     check.nodes();
     check.capiObjects();
     check.runs(watch);
-    check.report(estate.report(), catalogueDigests(estate), controlPlaneFails);
+    EstateReport report = estate.report();
+    check.report(report, catalogueDigests(estate), controlPlaneFails);
     List<UpgradeStatus> statuses = statuses(estate.management());
     List<String> names = List.of("ControlPlaneUpgrade " + DemoResources.CONTROL_PLANE, "WorkersUpgrade " + DemoResources.WORKERS);
     for (int i = 0; i < statuses.size(); i++) {
@@ -187,7 +224,14 @@ public final class ChaosCampaign {
         check.violation(names.get(i) + " ended " + phase);
       }
     }
-    int mid = (int) kills.stream().filter(WorkerKiller.Kill::midActivity).count();
+    List<WorkerKiller.Kill> inOrder = kills.stream().sorted(Comparator.comparingLong(WorkerKiller.Kill::atMillis)).toList();
+    List<HostJournal> journals = report.journals();
+    List<KillReport> attribution = new ArrayList<>();
+    for (int i = 0; i < inOrder.size(); i++) {
+      attribution.add(KillAttribution.report(i + 1, inOrder.get(i), startEpochMillis, journals));
+    }
+    int mid = (int) attribution.stream().filter(KillReport::midActivity).count();
+    int inCompensation = (int) attribution.stream().filter(KillReport::inCompensation).count();
     if (options.kills() > 0 && kills.size() < options.kills()) {
       check.violation("only " + kills.size() + " of " + options.kills() + " kills landed before the runs ended");
     }
@@ -196,20 +240,46 @@ public final class ChaosCampaign {
     }
     Map<String, Integer> byActivity = new TreeMap<>();
     Map<String, Integer> byRestart = new TreeMap<>();
-    for (WorkerKiller.Kill k : kills) {
-      byActivity.merge(k.activity() == null ? "(idle)" : k.activity().activity(), 1, Integer::sum);
-      byRestart.merge(k.restart().name().toLowerCase(), 1, Integer::sum);
+    Map<String, Integer> byKind = new TreeMap<>();
+    for (KillReport k : attribution) {
+      byActivity.merge(k.activities().isEmpty() ? (k.journal().isEmpty() ? "(idle)" : "(journal) " + k.journal().get(0).script())
+          : k.activities().get(0).activity(), 1, Integer::sum);
+      byRestart.merge(k.restart(), 1, Integer::sum);
+      Set<String> kinds = new TreeSet<>();
+      k.activities().forEach(a -> kinds.add(a.kind()));
+      if (k.inCompensation()) {
+        kinds.add(KillKind.COMPENSATION.label());
+      }
+      if (kinds.isEmpty()) {
+        kinds.add(k.midActivity() ? "unknown" : "idle");
+      }
+      kinds.forEach(kind -> byKind.merge(kind, 1, Integer::sum));
+      say("kill %d at %.1f s (%s, %s): %s; journal: %s", k.kill(), k.atSeconds(), k.worker(), k.aim(),
+          k.activities().isEmpty() ? "no attempt open" : k.activities().stream()
+              .map(a -> a.activity() + " attempt " + a.attempt() + " of " + a.workflowId() + " [" + a.kind() + "]")
+              .collect(Collectors.joining(", ")),
+          k.journal().isEmpty() ? "nothing running" : k.journal().stream().map(ChaosCampaign::evidenceText)
+              .collect(Collectors.joining("; ")));
     }
     double wall = Math.round((System.nanoTime() - startNanos) / 1e8) / 10.0;
-    ChaosSummary summary = new ChaosSummary(options.seed(), options.nodes(), kills.size(), mid, check.sshDropped,
-        check.sshHung, check.upgraded, check.rolledBack, check.leftCordoned, check.marksLeft, check.duplicateDestructive,
-        check.wrongDigestStarts, check.stuckRuns, wall,
-        options.kills(), check.maxHistoryEvents, byActivity, byRestart, check.violations());
-    say("%s: %d kills (%d mid-activity), %d upgraded, %d rolled back, in %.1f s; seed %d",
+    ChaosSummary summary = new ChaosSummary(options.seed(), options.nodes(), kills.size(), mid, inCompensation,
+        check.sshDropped, check.sshHung, check.upgraded, check.rolledBack, check.leftCordoned, check.marksLeft,
+        check.duplicateDestructive, check.wrongDigestStarts, check.stuckRuns, wall,
+        options.kills(), check.maxHistoryEvents, byActivity, byRestart, byKind, attribution, check.violations());
+    say("%s: %d kills (%d mid-activity, %d inside a compensation), %d upgraded, %d rolled back, in %.1f s; seed %d",
         summary.passed() ? "every invariant held" : summary.violations().size() + " invariant(s) broken",
-        summary.kills(), mid, summary.upgraded(), summary.rolledBack(), wall, options.seed());
+        summary.kills(), mid, inCompensation, summary.upgraded(), summary.rolledBack(), wall, options.seed());
     summary.violations().forEach(v -> say("  violated: %s", v));
     return summary;
+  }
+
+  private static String evidenceText(KillReport.JournalEvidence e) {
+    return e.host() + " " + e.script() + " attempt " + e.attempt() + " (line " + e.line() + ", began "
+        + (e.beganAfterKillMillis() <= 0 ? -e.beganAfterKillMillis() + " ms before" : e.beganAfterKillMillis() + " ms after")
+        + " the kill, end " + e.end() + ")"
+        + (e.repeat() == null ? ", not run again" : ", run again at line " + e.repeat().line() + " attempt "
+            + e.repeat().attempt() + " " + e.repeat().end() + (e.repeat().acts().isEmpty() ? " acting on nothing"
+                : " acting: " + String.join(", ", e.repeat().acts())));
   }
 
   private void say(String format, Object... args) {

@@ -7,12 +7,21 @@ import java.util.Map;
  * The campaign's figures, all read from ground truth (the estate's nodes, hosts and journals, the
  * management API's objects, the Temporal server), never from the product's own report; printed as
  * one JSON line with {@code --json}. {@code violations} names each invariant that did not hold.
+ *
+ * @param killsMidActivity kills inside an activity by the server's word or the journals' (the union)
+ * @param killsInCompensation kills inside a compensation of a failing node, by either
+ * @param killsByActivity the activity type each kill landed in (the first the server listed; {@code
+ *     (idle)} for none)
+ * @param killsByKind each kind the kills landed in, a kill with attempts of two kinds counted under
+ *     both ({@link KillKind}; {@code idle} for none)
+ * @param killAttribution every kill, attributed by the server and by the journals
  */
 public record ChaosSummary(
     long seed,
     int nodes,
     int kills,
     int killsMidActivity,
+    int killsInCompensation,
     long sshDropped,
     long sshHung,
     int upgraded,
@@ -27,6 +36,8 @@ public record ChaosSummary(
     int maxHistoryEvents,
     Map<String, Integer> killsByActivity,
     Map<String, Integer> killsByRestart,
+    Map<String, Integer> killsByKind,
+    List<KillReport> killAttribution,
     List<String> violations) {
 
   public boolean passed() {

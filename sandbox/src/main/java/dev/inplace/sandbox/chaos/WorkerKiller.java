@@ -2,8 +2,8 @@ package dev.inplace.sandbox.chaos;
 
 import dev.inplace.sandbox.stack.LocalStack;
 import dev.inplace.sandbox.stack.StackLayout;
-import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -13,31 +13,70 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 
 /**
  * Kills the stack's worker processes with SIGKILL at seeded random instants and starts them again:
  * at once, after a delay, or all of them down together for a while. More than half of the kills are
- * aimed: the killer waits for an activity the server reports started on a live worker and kills that
- * worker, then asks the server whether that attempt was still open (a dead worker cannot close it),
- * which makes the kill one that landed mid-activity.
+ * aimed: the killer waits for an activity the server reports started on a live worker, preferring a
+ * kind the campaign has not hit yet ({@link KillAim}), and kills that worker; then it asks the server
+ * which attempts are still open on the dead worker (a dead process cannot close them): those the kill
+ * landed in. Kills kept for a failing node's compensation are spent by {@link CompensationKill}.
  */
 final class WorkerKiller implements Runnable {
   /** How a killed worker comes back. */
   enum Restart { AT_ONCE, DELAYED, ALL_DOWN }
 
+  /** Why the kill hit the worker it hit. */
+  enum Aim {
+    /** At a random instant, any live worker. */
+    UNAIMED,
+    /** At an activity of a named kind the campaign had not hit yet. */
+    NEW_KIND,
+    /** At whatever activity was in flight. */
+    IN_FLIGHT,
+    /** At an activity of a failing node's compensation. */
+    COMPENSATION;
+
+    String label() {
+      return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
+  }
+
   /**
    * One SIGKILL.
    *
-   * @param activity the activity attempt it aimed at, if any
-   * @param midActivity whether the server still had that attempt open on the killed worker after the kill
+   * @param atMillis epoch milliseconds just before the signal was sent
+   * @param aimed the activity attempt it aimed at, if any
+   * @param inFlight the attempts the server still had open on the killed worker after the kill
    */
-  record Kill(int worker, long pid, long atMillis, Restart restart, ActivityWatch.InFlight activity, boolean midActivity) {}
+  record Kill(int worker, long pid, long atMillis, Restart restart, Aim aim, ActivityWatch.InFlight aimed,
+      List<ActivityWatch.InFlight> inFlight) {
+    Kill {
+      inFlight = List.copyOf(inFlight);
+    }
+
+    /** The server's word: an attempt was still open on the dead worker, so the kill landed mid-activity. */
+    boolean midActivity() {
+      return !inFlight.isEmpty();
+    }
+
+    /** The server's word: one of those attempts was part of a compensation. */
+    boolean inCompensation() {
+      return inFlight.stream().anyMatch(a -> a.kind() == KillKind.COMPENSATION);
+    }
+  }
 
   private final LocalStack stack;
   private final ActivityWatch watch;
   private final Random random;
   private final int target;
+  /** Kills kept for {@link CompensationKill}s not yet spent or given up. */
+  private final AtomicInteger reserved;
+  /** The named kinds this campaign can reach (a compensation only with a failing node that has one). */
+  private final Set<KillKind> reachable;
   private final Consumer<String> say;
   private final List<Kill> kills = new CopyOnWriteArrayList<>();
   private final Set<Integer> awaitingRestart = new HashSet<>();
@@ -48,14 +87,28 @@ final class WorkerKiller implements Runnable {
     return t;
   });
   private final Object lock = new Object();
+  /** Kills sent whose record is not written yet (the server is being asked what they hit). */
+  private int pending;
   private volatile boolean stopped;
 
-  WorkerKiller(LocalStack stack, ActivityWatch watch, long seed, int target, Consumer<String> say) {
+  /**
+   * @param compensations kills to keep for the compensations of failing nodes (each spent by a
+   *     {@link CompensationKill}, or given back with {@link #giveBack})
+   */
+  WorkerKiller(LocalStack stack, ActivityWatch watch, long seed, int target, int compensations, Consumer<String> say) {
     this.stack = stack;
     this.watch = watch;
     this.random = new Random(seed);
     this.target = target;
+    this.reserved = new AtomicInteger(Math.min(compensations, target));
+    this.reachable = compensations > 0 ? Set.copyOf(KillKind.NAMED)
+        : KillKind.NAMED.stream().filter(k -> k != KillKind.COMPENSATION).collect(Collectors.toUnmodifiableSet());
     this.say = say;
+  }
+
+  /** Kills kept for compensations, from the campaign's kills. */
+  int reserved() {
+    return reserved.get();
   }
 
   List<Kill> kills() {
@@ -77,6 +130,10 @@ final class WorkerKiller implements Runnable {
   public void run() {
     try {
       while (!stopped && kills.size() < target) {
+        if (kills.size() >= target - reserved.get()) {
+          sleep(200); // the kills left are kept for a compensation; given back if it ends without one
+          continue;
+        }
         sleep(500 + random.nextInt(2500));
         if (stopped) {
           return;
@@ -98,7 +155,7 @@ final class WorkerKiller implements Runnable {
         if (mustAim || random.nextDouble() < 0.85) {
           awaitLiveWorkersReady();
         }
-        Optional<ActivityWatch.InFlight> aimed = aim ? awaitActivity(mustAim ? 60_000 : 20_000) : Optional.empty();
+        Optional<ActivityWatch.InFlight> aimed = aim ? awaitActivity(mustAim ? 60_000 : 20_000, !mustAim) : Optional.empty();
         if (stopped) {
           return;
         }
@@ -109,28 +166,68 @@ final class WorkerKiller implements Runnable {
         if (worker < 0) {
           continue; // every worker is down, waiting for its restart
         }
+        Aim why = aimed.map(a -> wanted().contains(a.kind()) ? Aim.NEW_KIND : Aim.IN_FLIGHT).orElse(Aim.UNAIMED);
         if (restart == Restart.ALL_DOWN) {
-          allDown(worker, aimed.orElse(null));
-        } else {
-          kill(worker, restart, aimed.orElse(null));
-          if (restart == Restart.AT_ONCE) {
-            synchronized (lock) {
-              start(worker);
-            }
-          } else {
-            long delay = 1_000 + random.nextInt(9_000);
-            restarts.schedule(() -> {
-              synchronized (lock) {
-                if (awaitingRestart.contains(worker)) {
-                  start(worker);
-                }
-              }
-            }, delay, TimeUnit.MILLISECONDS);
-          }
+          allDown(worker, why, aimed.orElse(null));
+        } else if (kill(worker, restart, why, aimed.orElse(null), false)) {
+          comeBack(worker, restart, restart == Restart.DELAYED ? 1_000 + random.nextInt(9_000) : 0);
         }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Kills the worker running {@code attempt}, a failing node's compensation, from the kills kept for
+   * it; it comes back at once or after {@code delayMillis}.
+   *
+   * @return whether it killed (false when that worker is already down)
+   */
+  boolean killCompensation(ActivityWatch.InFlight attempt, long delayMillis) {
+    int worker = workerOf(attempt.workerPid());
+    Restart restart = delayMillis > 0 ? Restart.DELAYED : Restart.AT_ONCE;
+    if (worker < 0 || stopped || !kill(worker, restart, Aim.COMPENSATION, attempt, true)) {
+      return false;
+    }
+    comeBack(worker, restart, delayMillis);
+    return true;
+  }
+
+  /** A compensation ended without a kill inside it: its kept kill goes back to the killer. */
+  void giveBack() {
+    reserved.updateAndGet(r -> Math.max(0, r - 1));
+  }
+
+  /** Whether {@code pid} is a live worker of the stack. */
+  boolean liveWorker(long pid) {
+    int worker = workerOf(pid);
+    return worker > 0 && live(worker);
+  }
+
+  /** The named kinds the campaign can still reach and has not hit yet. */
+  Set<KillKind> wanted() {
+    Set<KillKind> wanted = EnumSet.noneOf(KillKind.class);
+    wanted.addAll(reachable);
+    for (Kill k : kills) {
+      k.inFlight().forEach(a -> wanted.remove(a.kind()));
+    }
+    return wanted;
+  }
+
+  private void comeBack(int worker, Restart restart, long delay) {
+    if (restart == Restart.AT_ONCE) {
+      synchronized (lock) {
+        start(worker);
+      }
+    } else {
+      restarts.schedule(() -> {
+        synchronized (lock) {
+          if (awaitingRestart.contains(worker)) {
+            start(worker);
+          }
+        }
+      }, delay, TimeUnit.MILLISECONDS);
     }
   }
 
@@ -140,20 +237,22 @@ final class WorkerKiller implements Runnable {
    * aimed, so an unlucky schedule cannot miss the rule by chance.
    */
   private boolean midActivityShort() {
-    long mid = kills.stream().filter(Kill::midActivity).count();
+    // The kills kept for compensations are aimed at activities in flight: count them as mid-activity.
+    long mid = kills.stream().filter(Kill::midActivity).count() + reserved.get();
     long needed = (target + 2) / 3 - mid;
-    long remaining = target - kills.size();
+    long remaining = target - kills.size() - reserved.get();
     return needed > 0 && needed >= remaining - 1;
   }
 
   /** Kills every live worker (the aimed one first), leaves them all down a few seconds, starts them. */
-  private void allDown(int first, ActivityWatch.InFlight aimed) throws InterruptedException {
+  private void allDown(int first, Aim aim, ActivityWatch.InFlight aimed) throws InterruptedException {
     List<Integer> killed = new ArrayList<>();
-    kill(first, Restart.ALL_DOWN, aimed);
+    if (!kill(first, Restart.ALL_DOWN, aim, aimed, false)) {
+      return;
+    }
     killed.add(first);
-    for (int i = 1; i <= stack.workers() && kills.size() < target; i++) {
-      if (i != first && live(i)) {
-        kill(i, Restart.ALL_DOWN, null);
+    for (int i = 1; i <= stack.workers(); i++) {
+      if (i != first && live(i) && kill(i, Restart.ALL_DOWN, Aim.UNAIMED, null, false)) {
         killed.add(i);
       }
     }
@@ -169,32 +268,43 @@ final class WorkerKiller implements Runnable {
     }
   }
 
-  private void kill(int worker, Restart restart, ActivityWatch.InFlight aimed) {
+  /**
+   * SIGKILLs a worker if it is live and the kills allow it: the killer's own within the kills not kept
+   * for compensations, a compensation's within all of them.
+   */
+  private boolean kill(int worker, Restart restart, Aim aim, ActivityWatch.InFlight aimed, boolean kept) {
     long pid;
+    long at;
+    int number;
     synchronized (lock) {
       Optional<Long> current = stack.pid(StackLayout.worker(worker));
-      if (current.isEmpty()) {
-        return;
+      int allowed = kept ? target : target - reserved.get();
+      if (current.isEmpty() || awaitingRestart.contains(worker) || kills.size() + pending >= allowed) {
+        return false;
       }
       pid = current.get();
+      at = System.currentTimeMillis();
       stack.killWorker(worker);
       awaitingRestart.add(worker);
+      if (kept) {
+        reserved.updateAndGet(r -> Math.max(0, r - 1));
+      }
+      pending++;
+      number = kills.size() + pending;
     }
-    long at = System.currentTimeMillis();
-    // The attempt still open on the dead worker after the kill: it was in flight when the kill landed.
-    ActivityWatch.InFlight hit = aimed != null && aimed.workerPid() == pid && watch.stillStarted(aimed) ? aimed : null;
-    if (hit == null) {
-      hit = watch.started().stream().filter(a -> a.workerPid() == pid).findFirst().orElse(null);
+    // The attempts still open on the dead worker after the kill: they were in flight when it landed.
+    List<ActivityWatch.InFlight> hit = watch.started().stream().filter(a -> a.workerPid() == pid).toList();
+    hit.forEach(a -> aimedAt.merge(a.workflowId() + "/" + a.activity(), 1, Integer::sum));
+    synchronized (lock) {
+      kills.add(new Kill(worker, pid, at, restart, aim, aimed, hit));
+      pending--;
     }
-    if (hit != null) {
-      aimedAt.merge(hit.workflowId() + "/" + hit.activity(), 1, Integer::sum);
-    }
-    Kill kill = new Kill(worker, pid, at, restart, hit, hit != null);
-    kills.add(kill);
-    say.accept(String.format("kill %d/%d: SIGKILL %s (pid %d)%s, restart %s", kills.size(), target,
+    say.accept(String.format("kill %d/%d: SIGKILL %s (pid %d)%s%s, restart %s", number, target,
         StackLayout.worker(worker), pid,
-        hit == null ? "" : " mid " + hit.activity() + " of " + hit.workflowId() + " attempt " + hit.attempt(),
+        hit.isEmpty() ? "" : " mid " + hit.stream().map(ActivityWatch.InFlight::toString).collect(Collectors.joining(", ")),
+        aim == Aim.UNAIMED ? "" : " (aimed: " + aim.label() + ")",
         restart.name().toLowerCase().replace('_', ' ')));
+    return true;
   }
 
   /** Starts a killed worker again (the caller holds the lock). */
@@ -218,17 +328,23 @@ final class WorkerKiller implements Runnable {
     }
   }
 
-  private Optional<ActivityWatch.InFlight> awaitActivity(long millis) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + millis;
-    while (!stopped && System.currentTimeMillis() < deadline) {
-      // At most two aimed kills per activity of a run: kills land at random instants, they do not
-      // hunt one activity until its retry policy gives up (docs/reliability.md).
+  /**
+   * Waits for an activity to aim at ({@link KillAim}); a {@code patient} kill first waits up to
+   * {@link KillAim#PATIENCE_MILLIS} for a kind the campaign has not hit yet.
+   */
+  private Optional<ActivityWatch.InFlight> awaitActivity(long millis, boolean patient) throws InterruptedException {
+    long start = System.currentTimeMillis();
+    while (!stopped && System.currentTimeMillis() < start + millis) {
+      // At most two kills per activity of a run: kills land at random instants, they do not hunt one
+      // activity until its retry policy gives up (docs/reliability.md).
       List<ActivityWatch.InFlight> candidates = watch.started().stream()
-          .filter(a -> workerOf(a.workerPid()) > 0)
+          .filter(a -> liveWorker(a.workerPid()))
           .filter(a -> aimedAt.getOrDefault(a.workflowId() + "/" + a.activity(), 0) < 2)
           .toList();
-      if (!candidates.isEmpty()) {
-        return Optional.of(candidates.get(random.nextInt(candidates.size())));
+      boolean patienceOver = !patient || System.currentTimeMillis() - start >= KillAim.PATIENCE_MILLIS;
+      Optional<ActivityWatch.InFlight> chosen = KillAim.choose(candidates, wanted(), patienceOver, random);
+      if (chosen.isPresent()) {
+        return chosen;
       }
       sleep(100);
     }

@@ -89,10 +89,13 @@ public final class SandboxHosts implements Closeable {
   private final Map<String, SandboxHost> hosts = new LinkedHashMap<>();
   private int sharedPort;
 
+  /** The directory under the estate's that holds one root directory per node, named after it. */
+  public static final String HOSTS_DIR = "hosts";
+
   private SandboxHosts(Path estateDir, Settings settings) {
     this.estateDir = estateDir.toAbsolutePath();
     this.settings = settings;
-    this.hostsDir = this.estateDir.resolve("hosts");
+    this.hostsDir = this.estateDir.resolve(HOSTS_DIR);
     this.sshDir = this.estateDir.resolve("ssh");
     this.sandboxBin = this.estateDir.resolve("sandbox-bin");
     this.sharedPort = settings.port();

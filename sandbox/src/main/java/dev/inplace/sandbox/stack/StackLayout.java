@@ -1,6 +1,7 @@
 package dev.inplace.sandbox.stack;
 
 import dev.inplace.sandbox.SandboxSlot;
+import dev.inplace.sandbox.hosts.SandboxHosts;
 import java.nio.file.Path;
 
 /**
@@ -45,6 +46,8 @@ public record StackLayout(Path dir) {
   public Path log(String role) { return logs().resolve(role + ".log"); }
   /** The estate's files: node roots, SSH keys, release artifacts and catalogue. */
   public Path estateDir() { return dir.resolve("estate"); }
+  /** A node's root directory (its host's filesystem; its journal is under it, {@code HostJournal.PATH}). */
+  public Path hostRoot(String node) { return estateDir().resolve(SandboxHosts.HOSTS_DIR).resolve(node); }
   /** Written by the estate once it serves; what the demo needs to drive it. */
   public Path estateDescription() { return dir.resolve("estate.json"); }
   public Path managementKubeconfig() { return dir.resolve("management.kubeconfig"); }
