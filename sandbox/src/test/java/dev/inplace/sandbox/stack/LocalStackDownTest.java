@@ -23,9 +23,13 @@ class LocalStackDownTest {
     started.forEach(Process::destroyForcibly);
   }
 
-  /** A long sleep whose command line carries {@code extra} arguments (bash ignores them). */
+  /**
+   * A long sleep whose command line carries {@code extra} arguments (bash ignores them). The second
+   * command keeps bash itself waiting: given a lone {@code sleep 60}, bash execs it and its command
+   * line loses the markers, so whether {@code down} saw them raced that exec.
+   */
   private Process sleeper(List<String> extra) throws Exception {
-    List<String> command = new ArrayList<>(List.of("bash", "-c", "sleep 60"));
+    List<String> command = new ArrayList<>(List.of("bash", "-c", "sleep 60; exit 0"));
     command.addAll(extra);
     Process process = new ProcessBuilder(command).start();
     started.add(process);
