@@ -243,7 +243,16 @@ public record DemoOptions(
     if (KubeVersion.parse(to).compareTo(KubeVersion.parse(from)) <= 0) {
       throw new IllegalArgumentException("--to " + to + " must be newer than --from " + from);
     }
-    return new DemoOptions(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, List.copyOf(faults), binaryMiB << 20, drainTimeout, readyTimeout, keep, distribution, hosts, topology, workerProcesses, restartSeconds, clusterClass, os);
+    DemoOptions options = new DemoOptions(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, List.copyOf(faults), binaryMiB << 20, drainTimeout, readyTimeout, keep, distribution, hosts, topology, workerProcesses, restartSeconds, clusterClass, os);
+    // Refused here, before anything starts: found only when the estate arms it, a mistyped node cost
+    // the whole start-up of the estate (two minutes on the local stack) before the same message.
+    List<String> nodes = options.estateSpec().nodeNames();
+    for (Fault fault : faults) {
+      if (!nodes.contains(fault.node())) {
+        throw new IllegalArgumentException("--fail: no node '" + fault.node() + "' in this estate; nodes are " + nodes);
+      }
+    }
+    return options;
   }
 
   /**

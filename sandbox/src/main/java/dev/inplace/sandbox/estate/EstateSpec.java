@@ -1,11 +1,14 @@
 package dev.inplace.sandbox.estate;
 
+
 import dev.inplace.sandbox.hosts.HostServer;
 import dev.inplace.sandbox.release.FakeReleaseSizes;
 import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.HostOs;
 import dev.inplace.workflows.api.KubeVersion;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * What the simulated estate holds: one CAPI cluster of {@code distribution} (k3s or kubeadm) with
@@ -99,6 +102,20 @@ public record EstateSpec(
   /** The node name of worker {@code i} of pool {@code index}. */
   public String workerName(int index, int i) {
     return pools == 1 ? "worker-" + i : "worker-" + (char) ('a' + index) + "-" + i;
+  }
+
+  /** Every node's name, as {@code Estate} creates them: the control planes, then each pool's workers. */
+  public List<String> nodeNames() {
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < controlPlanes; i++) {
+      names.add("cp-" + i);
+    }
+    for (int p = 0; p < pools; p++) {
+      for (int i = 0; i < workers; i++) {
+        names.add(workerName(p, i));
+      }
+    }
+    return names;
   }
 
   public static EstateSpec defaults() {

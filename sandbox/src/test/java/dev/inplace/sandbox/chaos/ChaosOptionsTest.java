@@ -52,4 +52,13 @@ class ChaosOptionsTest {
     assertTrue(assertThrows(IllegalArgumentException.class, () -> ChaosOptions.parse("--explode"))
         .getMessage().contains("unknown option"));
   }
+
+  @Test
+  void aFaultOnANodeTheEstateDoesNotHaveIsRefusedBeforeAnythingStarts() {
+    String message = assertThrows(IllegalArgumentException.class,
+        () -> ChaosOptions.parse("--nodes", "6", "--fail", "worker-a-1:verify")).getMessage();
+    assertTrue(message.contains("no node 'worker-a-1'"), message);
+    assertTrue(message.contains("[cp-0, cp-1, cp-2, worker-a-0, worker-b-0, worker-c-0]"), message);
+    assertEquals(List.of("worker-a-0:verify"), ChaosOptions.parse("--nodes", "6", "--fail", "worker-a-0:verify").faults());
+  }
 }
