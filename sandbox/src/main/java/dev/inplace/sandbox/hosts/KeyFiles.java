@@ -15,33 +15,49 @@ import java.security.KeyPairGenerator;
 import java.security.PublicKey;
 import java.util.Iterator;
 import org.apache.sshd.common.NamedResource;
+import org.apache.sshd.common.config.keys.KeyUtils;
 import org.apache.sshd.common.config.keys.PublicKeyEntry;
 import org.apache.sshd.common.config.keys.writer.openssh.OpenSSHKeyPairResourceWriter;
+import org.apache.sshd.common.keyprovider.KeyPairProvider;
 import org.apache.sshd.common.util.security.SecurityUtils;
 
 /**
- * RSA key pairs persisted in OpenSSH format. RSA, not ECDSA: sshj 0.40 decodes ECDSA keys through a
- * KeyFactory named "ECDSA", which only BouncyCastle provides, so with BouncyCastle not registered
- * (the product's fast configuration) ECDSA client keys, host keys and known_hosts lines fail to
- * load. RSA keys load with the JDK's own providers, and a real OpenSSH client or server accepts the
- * same files.
+ * Key pairs persisted in OpenSSH format, of two kinds ({@link Kind}): RSA for the client key,
+ * Ed25519 for the nodes' host keys. Not ECDSA: sshj 0.40 decodes ECDSA keys through a KeyFactory
+ * named "ECDSA", which only BouncyCastle provides, so with BouncyCastle not registered (the
+ * product's fast configuration) ECDSA client keys, host keys and known_hosts lines fail to load. A
+ * real OpenSSH client or server accepts the same files.
  */
 final class KeyFiles {
+  /** What kind of key a file holds. */
+  enum Kind {
+    /**
+     * RSA 2048, the client key: it loads in sshj with the JDK's own providers. Generating one costs
+     * about 1 s of CPU in the stack's C1-only JVMs (0.2 s with C2), so one per estate, never per node.
+     */
+    RSA,
+    /**
+     * Ed25519, the host keys: one per node, so their cost grows with the estate. Generating one costs
+     * well under 1 ms (after about 1 s, once, to load the provider), and a pin on an Ed25519 key is
+     * as strong as on RSA 2048 (the product prefers ssh-ed25519 among its host key algorithms).
+     */
+    ED25519
+  }
+
   private static final int RSA_BITS = 2048;
 
   private KeyFiles() {}
 
   /**
-   * Loads the key pair stored at {@code file}, generating and storing one (mode 0600) if absent.
+   * Loads the key pair stored at {@code file}, generating and storing one of {@code kind} (mode
+   * 0600) if absent.
    */
-  static KeyPair loadOrGenerate(Path file, String comment) {
+  static KeyPair loadOrGenerate(Path file, String comment, Kind kind) {
     try {
       if (Files.exists(file)) {
         return load(file);
       }
-      KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
-      generator.initialize(RSA_BITS);
-      KeyPair pair = generator.generateKeyPair();
+      KeyPair pair = generate(kind);
       Files.createDirectories(file.getParent());
       Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
       Files.deleteIfExists(tmp);
@@ -57,8 +73,19 @@ final class KeyFiles {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create key " + file, e);
     } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("cannot generate an RSA key pair", e);
+      throw new IllegalStateException("cannot generate an " + kind + " key pair", e);
     }
+  }
+
+  private static KeyPair generate(Kind kind) throws GeneralSecurityException {
+    if (kind == Kind.ED25519) {
+      // Through Apache MINA's registrar (BouncyCastle's EdDSA): MINA's server signs with the key, and
+      // its OpenSSH writer and reader handle it; the JDK's own Ed25519 keys they do not.
+      return KeyUtils.generateKeyPair(KeyPairProvider.SSH_ED25519, 256);
+    }
+    KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
+    generator.initialize(RSA_BITS);
+    return generator.generateKeyPair();
   }
 
   /**

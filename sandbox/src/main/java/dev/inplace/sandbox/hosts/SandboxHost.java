@@ -104,7 +104,7 @@ public final class SandboxHost {
     return s != null && s.isOpen();
   }
 
-  /** This node's known_hosts line: {@code [127.0.0.N]:PORT ssh-rsa AAAA...}. */
+  /** This node's known_hosts line: {@code [127.0.0.N]:PORT ssh-ed25519 AAAA...}. */
   public String knownHostsLine() {
     String hostPattern = port == 22 ? address : "[" + address + "]:" + port;
     return hostPattern + " " + KeyFiles.publicKeyLine(hostKey.getPublic());

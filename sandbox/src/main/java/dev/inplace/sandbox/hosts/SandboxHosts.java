@@ -106,7 +106,7 @@ public final class SandboxHosts implements Closeable {
       throw new UncheckedIOException("cannot create estate directories under " + estateDir, e);
     }
     installSandboxBin();
-    this.clientKey = KeyFiles.loadOrGenerate(sshDir.resolve("id_rsa"), "inplace-sandbox-client");
+    this.clientKey = KeyFiles.loadOrGenerate(sshDir.resolve("id_rsa"), "inplace-sandbox-client", KeyFiles.Kind.RSA);
     this.faults = new FaultInjector(hostsDir);
     if (settings.server() == HostServer.OPENSSH) {
       OpenSshServer.requireUsable();
@@ -323,8 +323,10 @@ public final class SandboxHosts implements Closeable {
       throw new IllegalStateException("no loopback address left for node " + node);
     }
     Path root = hostsDir.resolve(node);
-    Path hostKeyFile = sshDir.resolve("host-keys").resolve(node + "_rsa_key");
-    KeyPair hostKey = KeyFiles.loadOrGenerate(hostKeyFile, node);
+    // Ed25519: a node's key is generated in well under 1 ms, where RSA 2048 took ~1 s in the estate's
+    // C1-only JVM, which made a 100-node estate take over 100 s to start (docs/benchmarks.md).
+    Path hostKeyFile = sshDir.resolve("host-keys").resolve(node + "_ed25519_key");
+    KeyPair hostKey = KeyFiles.loadOrGenerate(hostKeyFile, node, KeyFiles.Kind.ED25519);
     String address = "127.0.0." + octet;
     OpenSshServer openssh =
         settings.server() == HostServer.OPENSSH

@@ -102,7 +102,7 @@ class SandboxHostsIT {
 
     List<String> lines = hosts.knownHosts().lines().toList();
     assertEquals(2, lines.size());
-    assertTrue(lines.get(0).startsWith("[" + address(0) + "]:" + hosts.port() + " ssh-rsa AAAA"));
+    assertTrue(lines.get(0).startsWith("[" + address(0) + "]:" + hosts.port() + " ssh-ed25519 AAAA"));
     assertEquals(hosts.knownHosts(), Files.readString(hosts.knownHostsFile()));
   }
 

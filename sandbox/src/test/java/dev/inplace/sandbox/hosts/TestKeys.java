@@ -14,6 +14,6 @@ public final class TestKeys {
   }
 
   public static TestKeys generate(Path file) {
-    return new TestKeys(KeyFiles.loadOrGenerate(file, "test"));
+    return new TestKeys(KeyFiles.loadOrGenerate(file, "test", KeyFiles.Kind.RSA));
   }
 }
