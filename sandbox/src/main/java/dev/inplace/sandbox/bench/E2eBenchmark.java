@@ -122,8 +122,10 @@ public final class E2eBenchmark {
     // Ctrl-C or a timeout's SIGTERM: stop the stack's processes (and their sshd) too.
     Thread onInterrupt = new Thread(() -> LocalStack.down(layout), "inplace-bench-down");
     Runtime.getRuntime().addShutdownHook(onInterrupt);
+    boolean complete = false;
     try {
       E2eFigures figures = run(options, layout, out);
+      complete = figures.upgraded() == options.nodes();
       out.printf("%d/%d workers upgraded in %.1fs (ideal %.1fs, ratio %.3f); per-node overhead median %.2fs p95 %.2fs;"
               + " worker %.2f CPU-s/node, peak RSS %d MiB; SFTP %.1f MiB/s, scp %.1f MiB/s (%.2fx)%n",
           figures.upgraded(), figures.nodes(), figures.wallSeconds(), figures.idealSeconds(), figures.ratio(),
@@ -131,13 +133,33 @@ public final class E2eBenchmark {
           figures.workerCpuSecondsPerNode(), figures.workerPeakRssMiB(), figures.sftpMiBps(), figures.scpMiBps(),
           figures.sftpToScp());
       out.println(new ObjectMapper().writeValueAsString(figures));
-      return figures.upgraded() == options.nodes() ? 0 : 1;
+      return complete ? 0 : 1;
     } finally {
-      LocalStack.deleteTree(dir);
+      if (complete) {
+        LocalStack.deleteTree(dir);
+      } else {
+        // The processes' logs say why (a failure's message names them): keep them, drop the rest.
+        keepOnly(dir, layout.logs());
+        System.err.println("inplace bench: the stack's logs are kept in " + layout.logs());
+      }
       try {
         Runtime.getRuntime().removeShutdownHook(onInterrupt);
       } catch (IllegalStateException shuttingDown) {
         // the hook runs (or ran) anyway
+      }
+    }
+  }
+
+  /** Deletes everything under {@code dir} but {@code keep} (a direct child of it). */
+  static void keepOnly(Path dir, Path keep) throws IOException {
+    if (!Files.isDirectory(dir)) {
+      return;
+    }
+    try (var children = Files.list(dir)) {
+      for (Path child : children.toList()) {
+        if (!child.equals(keep)) {
+          LocalStack.deleteTree(child);
+        }
       }
     }
   }

@@ -31,6 +31,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -112,10 +113,22 @@ public final class Estate implements EstateView, AutoCloseable {
    * {@code 127.0.0.1:managementPort} and {@code 127.0.0.1:workloadPort} (0: free ports).
    */
   public static Estate create(Path dir, EstateSpec spec, int managementPort, int workloadPort) {
+    return create(dir, spec, managementPort, workloadPort, line -> { });
+  }
+
+  /**
+   * As {@link #create(Path, EstateSpec, int, int)}, telling {@code progress} what it is doing: each
+   * phase with the seconds since the start, and the hosts provisioned so far every few seconds
+   * (the estate process prints these, so a slow start-up shows where it stands).
+   */
+  public static Estate create(
+      Path dir, EstateSpec spec, int managementPort, int workloadPort, Consumer<String> progress) {
+    StartupProgress steps = new StartupProgress(progress, System::nanoTime, spec.controlPlanes() + spec.pools() * spec.workers());
     FakeReleases releases = new FakeReleases(dir.resolve("artifacts"), spec.sizes(), spec.distribution(), spec.os());
     releases.add(spec.fromVersion());
     releases.add(spec.toVersion());
     Path catalogue = releases.writeCatalogue();
+    steps.phase("releases written");
 
     SandboxApiServer management = SandboxApiServer.start(managementPort);
     SandboxApiServer workload = SandboxApiServer.start(workloadPort);
@@ -126,6 +139,7 @@ public final class Estate implements EstateView, AutoCloseable {
     List<EstateNode> nodes = new ArrayList<>();
     for (int i = 0; i < spec.controlPlanes(); i++) {
       nodes.add(node(hosts, releases, spec, "cp-" + i, NodeRole.CONTROL_PLANE, ""));
+      steps.hostProvisioned(nodes.size());
       if (spec.distribution() == Distribution.K3S) {
         // As k3s: a single server runs on SQLite by default, several on embedded etcd.
         (spec.controlPlanes() == 1 ? K3sDatastore.SQLITE : K3sDatastore.EMBEDDED_ETCD)
@@ -135,16 +149,21 @@ public final class Estate implements EstateView, AutoCloseable {
     for (int p = 0; p < spec.pools(); p++) {
       for (int i = 0; i < spec.workers(); i++) {
         nodes.add(node(hosts, releases, spec, spec.workerName(p, i), NodeRole.WORKER, spec.poolName(CLUSTER, p)));
+        steps.hostProvisioned(nodes.size());
       }
     }
+    steps.phase("hosts provisioned: " + nodes.size());
     seedManagement(management, workload, hosts, spec, nodes);
+    steps.phase("management cluster seeded");
     seedWorkload(workload.client(), spec, nodes);
+    steps.phase("workload cluster seeded");
 
     KubeletSimulator kubelets =
         KubeletSimulator.start(
             workload.client(),
             hosts.simulatedNodes(),
             new KubeletSimulator.Settings(spec.kubeletStartupDelay(), KubeletSimulator.Settings.POLL));
+    steps.phase("kubelet simulator started");
     ReplicaSetSimulator replicaSets = ReplicaSetSimulator.start(workload.client());
     log.info("estate ready: {} control planes, {} workers on {}", spec.controlPlanes(), spec.workers(), spec.fromVersion());
     return new Estate(spec, dir, releases, catalogue, management, workload, hosts, List.copyOf(nodes), kubelets, replicaSets);

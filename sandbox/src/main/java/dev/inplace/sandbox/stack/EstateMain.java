@@ -63,8 +63,9 @@ public final class EstateMain {
       System.exit(2);
       return;
     }
-    Estate estate =
-        Estate.create(layout.estateDir(), options.estateSpec(), StackLayout.MANAGEMENT_PORT, StackLayout.WORKLOAD_PORT);
+    // Progress on stdout (the log): the stack's readiness wait shows its end when the start-up is slow.
+    Estate estate = Estate.create(layout.estateDir(), options.estateSpec(), StackLayout.MANAGEMENT_PORT,
+        StackLayout.WORKLOAD_PORT, System.out::println);
     estate.sshFaults().set(sshFaults);
     if (sshFaults.dropPercent() + sshFaults.hangPercent() > 0) {
       log.warn("SSH faults: drop {}%, hang {}%, seed {}", sshFaults.dropPercent(), sshFaults.hangPercent(), sshFaults.seed());

@@ -426,7 +426,14 @@ public final class LocalStack implements AutoCloseable {
   }
 
   private String tail(String role) {
-    String log = logSince(role, 0);
+    return tailOf(logSince(role, 0));
+  }
+
+  /** The last 3,000 characters of a log, or a word that it is empty (never an empty string). */
+  static String tailOf(String log) {
+    if (log.isBlank()) {
+      return "(empty: the process wrote nothing yet)";
+    }
     return log.length() > 3000 ? log.substring(log.length() - 3000) : log;
   }
 
