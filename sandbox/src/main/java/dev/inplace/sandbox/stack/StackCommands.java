@@ -23,21 +23,28 @@ public final class StackCommands {
    * are the stack's own (its class archive, {@link ClassArchives}).
    */
   public static List<String> worker(StackLayout layout, String role, List<String> jvmOptions) {
-    return java(layout, role, jvmOptions, "256m", null, WORKER_MAIN);
+    return java(layout, role, jvmOptions, "256m", Jit.C1_ONLY, null, WORKER_MAIN);
   }
 
   /** Temporal's test server on loopback (see {@link TemporalServerMain}). */
   public static List<String> temporal(StackLayout layout, List<String> jvmOptions) {
     List<String> command =
-        java(layout, StackLayout.TEMPORAL, jvmOptions, "384m", "logback-sandbox.xml", TemporalServerMain.class.getName());
+        java(layout, StackLayout.TEMPORAL, jvmOptions, "384m", Jit.C1_ONLY, "logback-sandbox.xml",
+            TemporalServerMain.class.getName());
     command.add(Integer.toString(StackLayout.TEMPORAL_PORT));
     return command;
   }
 
-  /** The simulated estate; {@code estateArgs} are the demo's estate options. */
+  /**
+   * The simulated estate; {@code estateArgs} are the demo's estate options. With both compilers
+   * ({@link Jit#TIERED}), unlike the others: its kubelet simulator hashes every binary a node starts
+   * (at the estate's start and after each restart), and the JDK's SHA-256 intrinsic is C2's only:
+   * 16 MiB cost 0.23-0.41 s of CPU with C1 alone, 0.015 s once C2 compiled it. A 101-node estate
+   * started in 36 s (36 CPU-s) with C1 alone and in 17 s (25 CPU-s) with both (docs/benchmarks.md).
+   */
   public static List<String> estate(StackLayout layout, List<String> estateArgs, List<String> jvmOptions) {
-    List<String> command =
-        java(layout, StackLayout.ESTATE, jvmOptions, "512m", "logback-sandbox.xml", EstateMain.class.getName());
+    List<String> command = java(layout, StackLayout.ESTATE, jvmOptions, "512m", Jit.TIERED, "logback-sandbox.xml",
+        EstateMain.class.getName());
     command.add("--dir");
     command.add(layout.dir().toString());
     command.addAll(estateArgs);
@@ -49,8 +56,16 @@ public final class StackCommands {
     return List.of("-Dinplace.stack=" + layout.dir(), "-Dinplace.stack.role=" + role);
   }
 
-  private static List<String> java(
-      StackLayout layout, String role, List<String> jvmOptions, String heap, String logConfig, String main) {
+  /** Which JIT compilers a process runs with. */
+  enum Jit {
+    /** C1 only ({@code -XX:TieredStopAtLevel=1}). */
+    C1_ONLY,
+    /** The JVM's default: C1, then C2 for hot code. */
+    TIERED
+  }
+
+  private static List<String> java(StackLayout layout, String role, List<String> jvmOptions, String heap, Jit jit,
+      String logConfig, String main) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(markers(layout, role));
@@ -60,8 +75,11 @@ public final class StackCommands {
     command.add("-XX:+UseSerialGC");
     // C1 only: the stack's JVMs live for seconds to minutes on two shared cores, where C2's
     // compilations cost more CPU than they give back (a chaos campaign: 185 -> 138 CPU-s, the same
-    // wall time; docs/benchmarks.md). What the processes do is the same either way.
-    command.add("-XX:TieredStopAtLevel=1");
+    // wall time; docs/benchmarks.md). What the processes do is the same either way. Not the estate
+    // (see estate(...)).
+    if (jit == Jit.C1_ONLY) {
+      command.add("-XX:TieredStopAtLevel=1");
+    }
     if (logConfig != null) {
       command.add("-Dlogback.configurationFile=" + logConfig);
     }
