@@ -126,10 +126,12 @@ public final class E2eBenchmark {
     try {
       E2eFigures figures = run(options, layout, out);
       complete = figures.upgraded() == options.nodes();
-      out.printf("%d/%d workers upgraded in %.1fs (ideal %.1fs, ratio %.3f); per-node overhead median %.2fs p95 %.2fs;"
+      out.printf("%d/%d workers upgraded in %.1fs (ideal %.1fs, ratio %.3f); per-node overhead median %.2fs p95 %.2fs"
+              + " (in the window; preflight to end median %.2fs);"
               + " worker %.2f CPU-s/node, peak RSS %d MiB; SFTP %.1f MiB/s, scp %.1f MiB/s (%.2fx)%n",
           figures.upgraded(), figures.nodes(), figures.wallSeconds(), figures.idealSeconds(), figures.ratio(),
           figures.perNodeOverheadSeconds().median(), figures.perNodeOverheadSeconds().p95(),
+          figures.nodeSpanSeconds().median(),
           figures.workerCpuSecondsPerNode(), figures.workerPeakRssMiB(), figures.sftpMiBps(), figures.scpMiBps(),
           figures.sftpToScp());
       out.println(new ObjectMapper().writeValueAsString(figures));
@@ -204,6 +206,7 @@ public final class E2eBenchmark {
 
         UpgradeProgress progress = workers.progress();
         List<Double> nodeWalls = new ArrayList<>();
+        List<Double> nodeSpans = new ArrayList<>();
         Map<String, List<Double>> steps = new LinkedHashMap<>();
         long upgraded = 0;
         for (NodeStatus n : progress.nodes()) {
@@ -213,6 +216,8 @@ public final class E2eBenchmark {
           upgraded++;
           nodeWalls.add((n.finishedMillis() - n.startedMillis()) / 1000.0);
           NodeProgress child = client.newUntypedWorkflowStub(n.workflowId()).query("progress", NodeProgress.class);
+          child.steps().stream().mapToLong(StepRecord::startedMillis).filter(t -> t > 0).min()
+              .ifPresent(first -> nodeSpans.add((n.finishedMillis() - first) / 1000.0));
           for (StepRecord s : child.steps()) {
             steps.computeIfAbsent(s.step().cliName(), k -> new ArrayList<>())
                 .add((s.finishedMillis() - s.startedMillis()) / 1000.0);
@@ -221,7 +226,7 @@ public final class E2eBenchmark {
         timeline(client, workers, progress, start);
         return E2eFigures.of(new E2eFigures.Measured(
             options.hosts(), options.nodes(), options.window(), options.binaryMiB(), options.restartSeconds(), upgraded,
-            wall, nodeWalls, steps, cpu, rss, copies[0], copies[1]));
+            wall, nodeWalls, nodeSpans, steps, cpu, rss, copies[0], copies[1]));
       } finally {
         service.shutdownNow();
       }

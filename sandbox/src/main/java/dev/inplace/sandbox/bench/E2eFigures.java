@@ -9,7 +9,9 @@ import java.util.Map;
 /**
  * The figures of {@code ./inplace bench --e2e}, computed from what the run measured (no timing here):
  * the ideal is ceil(N/W) x (R + M/linkRate) with the link rate of one plain {@code scp} of the
- * artifact; a node's overhead is its wall time minus the transfer at that rate minus R.
+ * artifact; a node's overhead is its wall time minus the transfer at that rate minus R. A node's wall
+ * time is its time in the window: from its turn (a node prepared ahead has run its preflight and
+ * stage before it) to its end; its span is from its preflight's start to its end.
  */
 public record E2eFigures(
     String hosts,
@@ -23,6 +25,7 @@ public record E2eFigures(
     double ratio,
     Spread perNodeOverheadSeconds,
     Spread nodeWallSeconds,
+    Spread nodeSpanSeconds,
     Map<String, Double> stepMedianSeconds,
     double workerCpuSeconds,
     double workerCpuSecondsPerNode,
@@ -44,6 +47,7 @@ public record E2eFigures(
       long upgraded,
       double wallSeconds,
       List<Double> nodeWallSeconds,
+      List<Double> nodeSpanSeconds,
       Map<String, List<Double>> stepSeconds,
       double workerCpuSeconds,
       long workerPeakRssKiB,
@@ -64,7 +68,7 @@ public record E2eFigures(
     return new E2eFigures(
         m.hosts(), m.nodes(), m.window(), m.binaryMiB(), m.restartSeconds(), m.upgraded(),
         round(m.wallSeconds()), round(ideal), round(m.wallSeconds() / ideal),
-        rounded(spread(overheads)), rounded(spread(m.nodeWallSeconds())), steps,
+        rounded(spread(overheads)), rounded(spread(m.nodeWallSeconds())), rounded(spread(m.nodeSpanSeconds())), steps,
         round(m.workerCpuSeconds()), round(m.workerCpuSeconds() / m.nodes()), m.workerPeakRssKiB() >> 10,
         round(scpMiBps), round(sftpMiBps), round(sftpMiBps / scpMiBps));
   }

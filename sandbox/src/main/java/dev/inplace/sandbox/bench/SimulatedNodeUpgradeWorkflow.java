@@ -12,12 +12,15 @@ import java.util.List;
 /**
  * The benchmark's stand-in for a node's upgrade: a durable timer of fixed length. It isolates what
  * the benchmark measures (the parent's scheduling, history size and continue-as-new) from SSH and
- * API-server speed. Never registered by the product's worker.
+ * API-server speed. A child asked to wait for its parent's permit (a parent that prepares ahead)
+ * prepares in no time, waits for the permit, then takes its time. Never registered by the product's
+ * worker.
  */
 public class SimulatedNodeUpgradeWorkflow implements NodeUpgradeWorkflow {
   private final Duration perNode;
   private NodePhase phase = NodePhase.PENDING;
   private String node = "";
+  private boolean permitted;
 
   public SimulatedNodeUpgradeWorkflow(Duration perNode) {
     this.perNode = perNode;
@@ -27,9 +30,17 @@ public class SimulatedNodeUpgradeWorkflow implements NodeUpgradeWorkflow {
   public NodeUpgradeResult upgrade(NodeUpgradeRequest request) {
     node = request.node().nodeName();
     phase = NodePhase.UPGRADING;
+    if (request.awaitPermit()) {
+      Workflow.await(() -> permitted);
+    }
     Workflow.sleep(perNode);
     phase = NodePhase.UPGRADED;
     return new NodeUpgradeResult(request.node().machineName(), node, "", request.targetVersion(), false, List.of());
+  }
+
+  @Override
+  public void permit() {
+    permitted = true;
   }
 
   @Override

@@ -11,7 +11,7 @@ class E2eFiguresTest {
   private static E2eFigures.Measured measured(List<Double> nodeWalls, double wall) {
     // 16 MiB by scp in 0.5 s: 32 MiB/s; SFTP in 0.625 s: 25.6 MiB/s.
     return new E2eFigures.Measured("openssh", 20, 5, 16, 2.0, nodeWalls.size(), wall, nodeWalls,
-        Map.of("stage", List.of(0.7, 0.5, 0.6)), 12.0, 300 * 1024 + 512, 0.5, 0.625);
+        nodeWalls.stream().map(w -> w + 1.0).toList(), Map.of("stage", List.of(0.7, 0.5, 0.6)), 12.0, 300 * 1024 + 512, 0.5, 0.625);
   }
 
   @Test
@@ -24,7 +24,7 @@ class E2eFiguresTest {
 
   @Test
   void idealRoundsPartialWavesUp() {
-    E2eFigures f = E2eFigures.of(new E2eFigures.Measured("mina", 21, 5, 16, 2.0, 21, 20, List.of(), Map.of(),
+    E2eFigures f = E2eFigures.of(new E2eFigures.Measured("mina", 21, 5, 16, 2.0, 21, 20, List.of(), List.of(), Map.of(),
         0, 0, 0.5, 0.5));
     assertEquals(5 * 2.5, f.idealSeconds());
   }
@@ -36,6 +36,15 @@ class E2eFiguresTest {
     assertEquals(0.75, f.perNodeOverheadSeconds().median());
     assertEquals(2.0, f.perNodeOverheadSeconds().p95());
     assertEquals(3.25, f.nodeWallSeconds().median());
+  }
+
+  @Test
+  void theSpanOfANodePreparedAheadIsReportedBesideItsTimeInTheWindow() {
+    E2eFigures f = E2eFigures.of(measured(List.of(3.0, 3.5, 2.75, 4.5), 15.0));
+    // The overhead counts the time in the window only; the span (preflight to end) is its own figure.
+    assertEquals(3.25, f.nodeWallSeconds().median());
+    assertEquals(4.25, f.nodeSpanSeconds().median());
+    assertEquals(5.5, f.nodeSpanSeconds().p95());
   }
 
   @Test
@@ -66,7 +75,7 @@ class E2eFiguresTest {
   @Test
   void refusesACopyThatTookNoTime() {
     assertThrows(IllegalArgumentException.class, () -> E2eFigures.of(new E2eFigures.Measured(
-        "mina", 1, 1, 16, 2, 1, 1, List.of(1.0), Map.of(), 0, 0, 0, 1)));
+        "mina", 1, 1, 16, 2, 1, 1, List.of(1.0), List.of(1.0), Map.of(), 0, 0, 0, 1)));
   }
 
   @Test

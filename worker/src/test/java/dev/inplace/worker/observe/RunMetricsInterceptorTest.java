@@ -67,6 +67,11 @@ class RunMetricsInterceptorTest {
     public NodeProgress progress() {
       return null;
     }
+
+    @Override
+    public void permit() {
+      // Started directly, never asked to wait for a permit.
+    }
   }
 
   private WorkerMetrics metrics;

@@ -22,6 +22,10 @@ import java.util.List;
  * @param markMachine the run marks its own Machine (skip-remediation) for its duration: set when no
  *     parent run does it (the CAPI runtime extension starts NodeUpgrade directly); false in
  *     children of a parent run, and in requests of runs started before the field existed
+ * @param awaitPermit after preflight, stage and backup, the run waits for its parent's {@code permit}
+ *     signal before it cordons, and looks at its Node again when the permit comes: set by a parent
+ *     run that prepares nodes ahead of its window (from change {@code parent-prepares-ahead} on);
+ *     false for runs started directly, and in requests of runs started before the field existed
  */
 public record NodeUpgradeRequest(
     NodeTarget node,
@@ -35,7 +39,26 @@ public record NodeUpgradeRequest(
     long minFreeBytes,
     String arch,
     boolean firstControlPlane,
-    boolean markMachine) {
+    boolean markMachine,
+    boolean awaitPermit) {
+
+  /** A request that does not wait for a permit. */
+  public NodeUpgradeRequest(
+      NodeTarget node,
+      Distribution distribution,
+      String targetVersion,
+      List<Artifact> artifacts,
+      HostProfile profile,
+      SshSettings ssh,
+      DrainOptions drain,
+      long readyTimeoutSeconds,
+      long minFreeBytes,
+      String arch,
+      boolean firstControlPlane,
+      boolean markMachine) {
+    this(node, distribution, targetVersion, artifacts, profile, ssh, drain, readyTimeoutSeconds, minFreeBytes, arch,
+        firstControlPlane, markMachine, false);
+  }
 
   /** A request whose Machine is marked by its parent run. */
   public NodeUpgradeRequest(
@@ -100,14 +123,21 @@ public record NodeUpgradeRequest(
   public NodeUpgradeRequest withFirstControlPlane(boolean first) {
     return new NodeUpgradeRequest(
         node, distribution, targetVersion, artifacts, profile, ssh, drain, readyTimeoutSeconds, minFreeBytes, arch,
-        first, markMachine);
+        first, markMachine, awaitPermit);
   }
 
   /** This request, with the run marking its own Machine (or not). */
   public NodeUpgradeRequest withMarkMachine(boolean mark) {
     return new NodeUpgradeRequest(
         node, distribution, targetVersion, artifacts, profile, ssh, drain, readyTimeoutSeconds, minFreeBytes, arch,
-        firstControlPlane, mark);
+        firstControlPlane, mark, awaitPermit);
+  }
+
+  /** This request, waiting (or not) for its parent's permit before it cordons. */
+  public NodeUpgradeRequest withAwaitPermit(boolean await) {
+    return new NodeUpgradeRequest(
+        node, distribution, targetVersion, artifacts, profile, ssh, drain, readyTimeoutSeconds, minFreeBytes, arch,
+        firstControlPlane, markMachine, await);
   }
 
   public String serviceName() {

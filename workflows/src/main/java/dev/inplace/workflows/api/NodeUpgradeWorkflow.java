@@ -1,6 +1,7 @@
 package dev.inplace.workflows.api;
 
 import io.temporal.workflow.QueryMethod;
+import io.temporal.workflow.SignalMethod;
 import io.temporal.workflow.WorkflowInterface;
 import io.temporal.workflow.WorkflowMethod;
 
@@ -18,4 +19,12 @@ public interface NodeUpgradeWorkflow {
 
   @QueryMethod
   NodeProgress progress();
+
+  /**
+   * The parent's permit: a run whose request says {@link NodeUpgradeRequest#awaitPermit()} waits
+   * for it after preflight, stage and backup, before it cordons (the parent's window bounds disruption, not
+   * preparation). Ignored by every other run; a permit that comes early is kept.
+   */
+  @SignalMethod
+  void permit();
 }

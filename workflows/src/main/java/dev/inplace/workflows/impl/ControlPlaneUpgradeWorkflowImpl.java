@@ -88,7 +88,7 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
   private final RunStatus status = new RunStatus(RunSearchAttributes.KIND_CONTROL_PLANE, book, rules, threads);
   private final NodeChildren children =
       new NodeChildren(RunSearchAttributes.KIND_CONTROL_PLANE, clusterApi, book, threads, this::gate, this::requestFor,
-          status::warn);
+          status::warn, this::mayPrepareAhead);
   private final NodeLoop loop = new NodeLoop(book, threads, rules, status, children);
   private final OperatorControls controls =
       new OperatorControls(RunSearchAttributes.KIND_CONTROL_PLANE, book, rules, threads);
@@ -293,6 +293,14 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
             .anyMatch(m -> versions.runs(observed.get(m.nodeName()), target())
                 || book.status(m.nodeName()).phase() == NodePhase.UPGRADED);
     return request.withFirstControlPlane(!applied);
+  }
+
+  /**
+   * Control-plane nodes may be prepared ahead unless the distribution has an upgrade command: which
+   * node runs it ({@link #requestFor}) is decided from the nodes before it when its child starts.
+   */
+  private boolean mayPrepareAhead() {
+    return !template().distribution().hasUpgradeCommand();
   }
 
   private String expectedVersion(MachineInfo m) {

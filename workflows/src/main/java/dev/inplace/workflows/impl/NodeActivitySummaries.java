@@ -22,6 +22,10 @@ final class NodeActivitySummaries {
     return "inspect Node " + r.node().nodeName();
   }
 
+  static String inspectNodeAgain(NodeUpgradeRequest r) {
+    return "inspect Node " + r.node().nodeName() + " again: its turn came";
+  }
+
   static String inspectHost(NodeUpgradeRequest r) {
     return "inspect host " + r.node().nodeName() + " (" + r.node().address() + ")";
   }

@@ -104,6 +104,57 @@ final class NodeBook {
     return machine(node);
   }
 
+  /**
+   * Takes the next node off the queue to prepare it ahead of its turn (a run that prepares ahead):
+   * it stays PENDING, with the child's workflow ID, until {@link #takeTurn}.
+   */
+  MachineInfo prepare(String workflowId) {
+    String node = queue.removeFirst();
+    NodeStatus s = statuses.get(node);
+    statuses.put(node, with(s, NodePhase.PENDING, null, 0, 0, null, "preparing ahead of its turn", workflowId));
+    return machine(node);
+  }
+
+  /** A prepared node takes its turn: it is upgrading from now on (its start time is its turn's). */
+  void takeTurn(String node, long now) {
+    NodeStatus s = statuses.get(node);
+    statuses.put(node, with(s, NodePhase.UPGRADING, null, now, 0, null, "its turn: upgrading", s.workflowId()));
+  }
+
+  /**
+   * A prepared node stood down before its turn, nothing changed on it: back to the front of the
+   * queue, in the order given, unless the operator skipped it meanwhile (then it stays skipped).
+   */
+  void requeue(String node, String why) {
+    NodeStatus s = statuses.get(node);
+    if (s.phase() != NodePhase.PENDING || queue.contains(node)) {
+      return;
+    }
+    // Nodes stood down together go back in their machine order, ahead of the rest.
+    List<String> order = new ArrayList<>(queue);
+    int at = 0;
+    while (at < order.size() && statuses.get(order.get(at)).message().startsWith(STOOD_DOWN)
+        && indexOf(order.get(at)) < indexOf(node)) {
+      at++;
+    }
+    order.add(at, node);
+    queue.clear();
+    queue.addAll(order);
+    statuses.put(node, with(s, NodePhase.PENDING, null, 0, 0, null,
+        STOOD_DOWN + " (" + why + "); nothing was changed on the node", null));
+  }
+
+  private static final String STOOD_DOWN = "stood down before its turn";
+
+  private int indexOf(String node) {
+    for (int i = 0; i < machines.size(); i++) {
+      if (machines.get(i).nodeName().equals(node)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
   void note(String node, String message) {
     NodeStatus s = statuses.get(node);
     statuses.put(node, with(s, s.phase(), s.step(), s.startedMillis(), s.finishedMillis(), s.reason(), message, s.workflowId()));
@@ -149,8 +200,9 @@ final class NodeBook {
     return (int) statuses.values().stream().filter(s -> isFailed(s.phase())).count();
   }
 
+  /** Nodes not started or, in a run that prepares ahead, prepared but without a turn yet. */
   int pending() {
-    return queue.size();
+    return count(NodePhase.PENDING);
   }
 
   List<String> inFlight() {

@@ -4,7 +4,6 @@ import dev.inplace.workflows.api.ClusterApiActivities;
 import dev.inplace.workflows.api.ClusterApiActivities.MachineMarkRequest;
 import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.MachineInfo;
-import dev.inplace.workflows.api.NodeFailure;
 import dev.inplace.workflows.api.NodePhase;
 import dev.inplace.workflows.api.NodeUpgradeRequest;
 import dev.inplace.workflows.api.NodeUpgradeResult;
@@ -16,16 +15,17 @@ import dev.inplace.workflows.failure.UpgradeFailures;
 import dev.inplace.workflows.options.ActivityOptionsCatalog;
 import io.temporal.api.enums.v1.ParentClosePolicy;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
-import io.temporal.client.WorkflowExecutionAlreadyStarted;
-import io.temporal.common.converter.DataConverterException;
 import io.temporal.failure.ActivityFailure;
-import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.failure.ChildWorkflowFailure;
 import io.temporal.workflow.Async;
+import io.temporal.workflow.CancellationScope;
+import io.temporal.workflow.Promise;
 import io.temporal.workflow.ChildWorkflowOptions;
 import io.temporal.workflow.Workflow;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -59,6 +59,15 @@ final class NodeChildren {
    */
   static final String CHILD_DESCRIPTIONS_CHANGE = "parent-child-descriptions";
 
+  /**
+   * Change ID: runs from this version on prepare nodes ahead of their turn (when the parent allows
+   * it: not a control plane whose distribution has an upgrade command, whose first node is decided
+   * when it starts): a window's worth of children beyond the window start with {@code awaitPermit},
+   * run preflight, stage and backup, and wait; the node loop gives each its turn, and its thread then runs
+   * the gate and signals the child's permit. Older runs start each child with its turn.
+   */
+  static final String PREPARE_AHEAD_CHANGE = "parent-prepares-ahead";
+
   private final ClusterApiActivities localMachineMarks =
       Workflow.newLocalActivityStub(ClusterApiActivities.class, ActivityOptionsCatalog.machineMark());
   private final String kind;
@@ -68,6 +77,10 @@ final class NodeChildren {
   private final Consumer<MachineInfo> gate;
   private final Function<MachineInfo, NodeUpgradeRequest> requests;
   private final Consumer<String> warn;
+  /** Whether this parent may prepare ahead at all (asked in begin, once the run's template is known). */
+  private final BooleanSupplier aheadAllowed;
+  /** Whether this run prepares nodes ahead of their turn; set in begin. */
+  private boolean preparesAhead;
   /** Marks Machines: a local activity, or the regular {@link #clusterApi} for older runs; set in begin. */
   private ClusterApiActivities machineMarks;
   /** The value of this run's marks (its workflow ID), or null for runs from before owners; set in begin. */
@@ -84,10 +97,11 @@ final class NodeChildren {
    *     ActivityFailure} fails the node with nothing changed (the control-plane health gate)
    * @param requests the child request for a node, built in the node's thread just before the child starts
    * @param warn adds a warning to the run's status
+   * @param aheadAllowed whether the run may prepare nodes ahead of their turn (asked once, in begin)
    */
   NodeChildren(
       String kind, ClusterApiActivities clusterApi, NodeBook book, NodeThreads threads, Consumer<MachineInfo> gate,
-      Function<MachineInfo, NodeUpgradeRequest> requests, Consumer<String> warn) {
+      Function<MachineInfo, NodeUpgradeRequest> requests, Consumer<String> warn, BooleanSupplier aheadAllowed) {
     this.kind = kind;
     this.clusterApi = clusterApi;
     this.book = book;
@@ -95,6 +109,7 @@ final class NodeChildren {
     this.gate = gate;
     this.requests = requests;
     this.warn = warn;
+    this.aheadAllowed = aheadAllowed;
   }
 
   /** Decides, once per run and before anything else is recorded, how this run marks Machines. */
@@ -109,13 +124,155 @@ final class NodeChildren {
         ? Workflow.getInfo().getWorkflowId()
         : null;
     describeChildren = Workflow.getVersion(CHILD_DESCRIPTIONS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+    preparesAhead = Workflow.getVersion(PREPARE_AHEAD_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1
+        && aheadAllowed.getAsBoolean();
   }
 
-  /** Starts the node's thread; the caller has taken it off the book's queue. */
+  /** Whether this run prepares nodes ahead of their turn (see {@link #PREPARE_AHEAD_CHANGE}). */
+  boolean preparesAhead() {
+    return preparesAhead;
+  }
+
+  /**
+   * Starts the node's thread; the caller has taken it off the book's queue and, in a run that
+   * prepares ahead, given it its turn already or not.
+   */
   void start(MachineInfo machine, String childId) {
     threads.started(machine.nodeName());
-    Async.procedure(() -> runNode(machine, childId));
+    // A node that starts with its turn runs as in a run that does not prepare ahead.
+    if (preparesAhead && !threads.hasTurn(machine.nodeName())) {
+      Async.procedure(() -> runNodeAhead(machine, childId));
+    } else {
+      Async.procedure(() -> runNode(machine, childId));
+    }
   }
+
+  /**
+   * One node's thread in a run that prepares ahead: mark, start the child (it prepares and waits),
+   * wait for the node's turn, run the gate, signal the permit, and record the outcome; a node stood
+   * down before its turn goes back to the queue with nothing changed. Unmarks in every case.
+   */
+  private void runNodeAhead(MachineInfo machine, String childId) {
+    String node = machine.nodeName();
+    try {
+      upgradeMarkedAhead(machine, childId);
+    } catch (CanceledFailure e) {
+      // The main thread handles the run's cancellation; this node's outcome is already recorded.
+    } catch (RuntimeException e) {
+      threads.failed(e);
+    } finally {
+      threads.ended(node);
+    }
+  }
+
+  private void upgradeMarkedAhead(MachineInfo machine, String childId) {
+    String node = machine.nodeName();
+    try {
+      machineMarks.markMachineUpgrading(new MachineMarkRequest(cluster.namespace(), machine.name(), true, markOwner));
+      book.note(node, "preparing ahead of its turn: NodeUpgrade " + childId);
+      NodeUpgradeRequest request = requests.apply(machine).withAwaitPermit(true);
+      NodeUpgradeWorkflow child = child(machine, childId, request);
+      List<Promise<NodeUpgradeResult>> upgrade = new ArrayList<>();
+      CancellationScope scope = Workflow.newCancellationScope(() -> upgrade.add(Async.function(child::upgrade, request)));
+      scope.run();
+      Promise<NodeUpgradeResult> result = upgrade.get(0);
+      Workflow.await(() -> threads.hasTurn(node) || threads.standingDown(node) != null || result.isCompleted());
+      if (!result.isCompleted() && threads.standingDown(node) != null) {
+        standDown(node, childId, scope, result);
+        return;
+      }
+      if (!result.isCompleted()) {
+        if (!passesGate(machine, scope, result)) {
+          return;
+        }
+        Workflow.getWorkflowExecution(child).get();
+        child.permit();
+        book.note(node, "upgrading: NodeUpgrade " + childId);
+      }
+      NodeUpgradeResult done = result.get();
+      book.upgraded(node, now(), done.alreadyAtTarget()
+          ? "already at " + done.version()
+          : "upgraded " + done.previousVersion() + " -> " + done.version());
+      log.info("{} upgraded to {}", node, done.version());
+    } catch (ActivityFailure e) {
+      if (Failures.isCancellation(e)) {
+        book.failed(node, now(), NodePhase.FAILED, null, UpgradeFailures.CANCELLED, "cancelled before it started; nothing was changed");
+      } else {
+        book.failed(node, now(), NodePhase.FAILED, null, Failures.typeOf(e, UpgradeFailures.KUBERNETES_API_ERROR),
+            "could not mark Machine " + machine.name() + " as upgrading: " + Failures.describe(e)
+                + "; nothing was changed on " + node);
+      }
+    } catch (ChildWorkflowFailure e) {
+      ChildOutcomes.recordFailure(book, node, childId, e);
+    } catch (CanceledFailure e) {
+      if (threads.hasTurn(node)) {
+        book.failed(node, now(), NodePhase.ROLLED_BACK, null, UpgradeFailures.CANCELLED,
+            "cancelled with the run; NodeUpgrade " + childId + " puts the node back (see its result)");
+      } else {
+        book.failed(node, now(), NodePhase.FAILED, null, UpgradeFailures.CANCELLED,
+            "cancelled with the run before its turn; NodeUpgrade " + childId + " stands down: nothing was changed on "
+                + node);
+      }
+    } finally {
+      threads.unmarking(node);
+      try {
+        unmark(machine);
+      } finally {
+        threads.unmarked(node);
+      }
+    }
+  }
+
+  /**
+   * The node's turn came: its gate (the control-plane health gate; none for a pool). A failed gate
+   * stands the child down (it changed nothing) and records why.
+   */
+  private boolean passesGate(MachineInfo machine, CancellationScope scope, Promise<NodeUpgradeResult> result) {
+    String node = machine.nodeName();
+    try {
+      gate.accept(machine);
+      return true;
+    } catch (ActivityFailure e) {
+      scope.cancel();
+      awaitEnd(result);
+      if (Failures.isCancellation(e)) {
+        book.failed(node, now(), NodePhase.FAILED, null, UpgradeFailures.CANCELLED, "cancelled before it started; nothing was changed");
+      } else {
+        book.failed(node, now(), NodePhase.FAILED, UpgradeStep.PREFLIGHT,
+            Failures.typeOf(e, UpgradeFailures.CONTROL_PLANE_UNHEALTHY),
+            "health gate before " + node + " failed: " + Failures.describe(e) + "; nothing was changed on " + node);
+      }
+      return false;
+    }
+  }
+
+  /**
+   * Stands a waiting child down: cancels it (it ends with nothing changed) and puts the node back
+   * in the queue. A child that ended otherwise meanwhile (already at the target, or failed before
+   * its turn) is recorded as such.
+   */
+  private void standDown(String node, String childId, CancellationScope scope, Promise<NodeUpgradeResult> result) {
+    String why = threads.standingDown(node);
+    scope.cancel();
+    awaitEnd(result);
+    try {
+      NodeUpgradeResult done = result.get();
+      book.upgraded(node, now(), "already at " + done.version());
+    } catch (ChildWorkflowFailure e) {
+      if (ChildOutcomes.stoodDown(e)) {
+        book.requeue(node, why);
+        log.info("{} stood down before its turn ({}): back in the queue", node, why);
+      } else {
+        ChildOutcomes.recordFailure(book, node, childId, e);
+      }
+    }
+  }
+
+  /** Waits for the child to end, whatever the run's own cancellation. */
+  private static void awaitEnd(Promise<NodeUpgradeResult> result) {
+    Workflow.newDetachedCancellationScope(() -> Workflow.await(result::isCompleted)).run();
+  }
+
 
   /** One node's thread: gate, mark, child, unmark. Records the outcome in the book. */
   private void runNode(MachineInfo machine, String childId) {
@@ -163,7 +320,7 @@ final class NodeChildren {
                 + "; nothing was changed on " + node);
       }
     } catch (ChildWorkflowFailure e) {
-      recordChildFailure(node, childId, e);
+      ChildOutcomes.recordFailure(book, node, childId, e);
     } catch (CanceledFailure e) {
       book.failed(node, now(), NodePhase.ROLLED_BACK, null, UpgradeFailures.CANCELLED,
           "cancelled with the run; NodeUpgrade " + childId + " puts the node back (see its result)");
@@ -190,42 +347,6 @@ final class NodeChildren {
           + machine.name() + ": " + Failures.describe(e);
       book.warn(machine.nodeName(), warning);
       warn.accept(warning);
-    }
-  }
-
-  private void recordChildFailure(String node, String childId, ChildWorkflowFailure e) {
-    Throwable cause = e.getCause();
-    long now = now();
-    if (cause instanceof ApplicationFailure app) {
-      NodeFailure failure = nodeFailure(app);
-      if (failure != null) {
-        NodePhase phase = failure.phase() == null ? NodePhase.FAILED : failure.phase();
-        book.failed(node, now, phase, failure.failedStep(), failure.reason(), failure.message());
-      } else {
-        book.failed(node, now, NodePhase.FAILED, null, app.getType(), app.getOriginalMessage());
-      }
-    } else if (cause instanceof CanceledFailure) {
-      book.failed(node, now, NodePhase.ROLLED_BACK, null, UpgradeFailures.CANCELLED,
-          "NodeUpgrade " + childId + " was cancelled and puts the node back (see its result)");
-    } else if (cause instanceof WorkflowExecutionAlreadyStarted) {
-      book.failed(node, now, NodePhase.FAILED, null, UpgradeFailures.NODE_UPGRADE_FAILED,
-          "NodeUpgrade " + childId + " already exists (running, or completed); nothing was started");
-    } else {
-      book.failed(node, now, NodePhase.ROLLBACK_FAILED, null, UpgradeFailures.NODE_UPGRADE_FAILED,
-          "NodeUpgrade " + childId + " ended without a result (" + Failures.describe(e)
-              + "); the node's state is unknown: check it");
-    }
-    log.warn("{} failed: {}", node, book.status(node).message());
-  }
-
-  private static NodeFailure nodeFailure(ApplicationFailure failure) {
-    if (failure.getDetails() == null || failure.getDetails().getSize() == 0) {
-      return null;
-    }
-    try {
-      return failure.getDetails().get(NodeFailure.class);
-    } catch (DataConverterException e) {
-      return null;
     }
   }
 

@@ -3,16 +3,25 @@ package dev.inplace.workflows.impl;
 import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.MachineInfo;
 import dev.inplace.workflows.api.MaintenanceWindow;
+import dev.inplace.workflows.api.NodePhase;
 import dev.inplace.workflows.api.UpgradeProgress.RunPhase;
 import dev.inplace.workflows.api.WorkflowIds;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
+import java.util.List;
 import org.slf4j.Logger;
 
 /**
  * The node loop of a parent run, on its main thread: starts the next node while the window, the
  * controls, the failure policy, the maintenance window and the soak allow, sleeps until a node
  * thread or a control changes something, and returns when the run is done or should continue as new.
+ *
+ * <p>A run that prepares ahead ({@link NodeChildren#preparesAhead}) starts the children of up to a
+ * window's worth of nodes beyond its window; they run preflight, stage and backup, which change nothing a
+ * workload sees, and wait. The loop gives them their turn (the permit to cordon) in start order
+ * while fewer than the window hold one and the controls, the maintenance window and the soak allow:
+ * the window bounds disruption, not preparation. A pause, a halt, an abort or a skip stands the
+ * waiting nodes down (their children end with nothing changed) and puts them back in the queue.
  */
 final class NodeLoop {
   private static final Logger log = Workflow.getLogger(NodeLoop.class);
@@ -77,7 +86,8 @@ final class NodeLoop {
     while (true) {
       // A bug in a node thread, not a node failure: fail the workflow task so a fixed worker resumes.
       threads.rethrowBug();
-      if (book.done(rules.failurePolicy(), rules.maxFailures()) && threads.noneUnmarking()) {
+      // settled, not only none unmarking: prepared nodes are PENDING in the book but have a thread.
+      if (book.done(rules.failurePolicy(), rules.maxFailures()) && threads.settled()) {
         status.looping(false);
         return End.DONE;
       }
@@ -91,9 +101,13 @@ final class NodeLoop {
         status.looping(false);
         return End.CONTINUE_AS_NEW;
       }
+      boolean ahead = children.preparesAhead();
+      if (ahead && standDownWhereHeld()) {
+        continue;
+      }
       status.waiting(0, 0);
       Duration wait = null;
-      if (mayStartMore()) {
+      if (ahead ? mayGiveTurn() || mayStartWithTurn() : mayStartMore()) {
         long now = Workflow.currentTimeMillis();
         Duration closed = maintenance == null ? Duration.ZERO : maintenance.waitFrom(now);
         long soakEnd = soakSeconds > 0 && book.lastFinishedMillis() > 0
@@ -105,10 +119,23 @@ final class NodeLoop {
         } else if (soakEnd > now) {
           status.waiting(0, soakEnd);
           wait = Duration.ofMillis(soakEnd - now);
+        } else if (ahead && mayGiveTurn()) {
+          giveNextTurn(now);
+          continue;
         } else {
           startNext(now);
           continue;
         }
+      }
+      if (ahead && mayPrepareMore()) {
+        long now = Workflow.currentTimeMillis();
+        Duration closed = maintenance == null ? Duration.ZERO : maintenance.waitFrom(now);
+        if (closed.isZero()) {
+          prepareNext();
+          continue;
+        }
+        status.waiting(now + closed.toMillis(), 0);
+        wait = wait == null || closed.compareTo(wait) < 0 ? closed : wait;
       }
       status.publish();
       threads.clearWake();
@@ -146,7 +173,8 @@ final class NodeLoop {
       return false;
     }
     // A window wider than the limit allows is still filled, up to the ceiling.
-    long limit = Math.min(HISTORY_CEILING, Math.max(rules.historyLimit(), (long) (rules.window() + 1) * EVENTS_PER_NODE));
+    int started = children.preparesAhead() ? 2 * rules.window() : rules.window();
+    long limit = Math.min(HISTORY_CEILING, Math.max(rules.historyLimit(), (long) (started + 1) * EVENTS_PER_NODE));
     long projected = Workflow.getInfo().getHistoryLength() + (long) (threads.running() + 1) * EVENTS_PER_NODE;
     return projected > limit || Workflow.getInfo().isContinueAsNewSuggested();
   }
@@ -160,6 +188,68 @@ final class NodeLoop {
         && threads.running() < rules.window();
   }
 
+  /** Whether no node may take its turn for a reason an operator must lift (or an abort). */
+  private boolean held() {
+    return book.aborting() || book.paused() || book.halted(rules.failurePolicy(), rules.maxFailures());
+  }
+
+  /**
+   * Stands down the nodes that wait for their turn while the run is held (paused, halted,
+   * aborting), and any the operator skipped, so no prepared node waits on an operator; each goes
+   * back to the queue once its child has ended with nothing changed.
+   */
+  private boolean standDownWhereHeld() {
+    boolean held = held();
+    List<String> down = threads.waitingNodes().stream()
+        .filter(n -> held || book.status(n).phase() != NodePhase.PENDING)
+        .toList();
+    if (down.isEmpty()) {
+      return false;
+    }
+    String why = book.aborting() ? "aborted" : book.paused() ? "paused" : held ? "halted" : "skipped";
+    down.forEach(n -> threads.standDown(n, why));
+    log.info("standing down {} before their turn ({})", down, why);
+    return true;
+  }
+
+  private boolean mayGiveTurn() {
+    return !held() && !threads.waitingNodes().isEmpty() && threads.turnsTaken() < rules.window();
+  }
+
+  /** No node waits and the window has room: the next node starts with its turn, as without preparing ahead. */
+  private boolean mayStartWithTurn() {
+    return !stoppingForHistory
+        && !held()
+        && book.nextPending().isPresent()
+        && threads.waitingNodes().isEmpty()
+        && threads.turnsTaken() < rules.window();
+  }
+
+  /** Up to a window's worth of nodes beyond the window are prepared ahead. */
+  private boolean mayPrepareMore() {
+    return !stoppingForHistory
+        && !held()
+        && book.nextPending().isPresent()
+        && threads.running() < 2 * rules.window();
+  }
+
+  private void giveNextTurn(long now) {
+    String node = threads.waitingNodes().get(0);
+    book.takeTurn(node, now);
+    log.info("{} takes its turn: {} of {} in the window", node, threads.turnsTaken() + 1, rules.window());
+    threads.giveTurn(node);
+  }
+
+  private void prepareNext() {
+    MachineInfo machine = book.machine(book.nextPending().orElseThrow());
+    String childId = WorkflowIds.nodeUpgrade(cluster.namespace(), machine.name(), target);
+    book.prepare(childId);
+    startedThisRun++;
+    log.info("preparing {} ({}) ahead: {} started, {} with a turn", machine.nodeName(), childId,
+        threads.running() + 1, threads.turnsTaken());
+    children.start(machine, childId);
+  }
+
   private void startNext(long now) {
     String node = book.nextPending().orElseThrow();
     MachineInfo machine = book.machine(node);
@@ -167,6 +257,10 @@ final class NodeLoop {
     book.start(now, childId);
     startedThisRun++;
     log.info("starting {} ({}): {} in flight", node, childId, threads.running() + 1);
+    if (children.preparesAhead()) {
+      threads.started(node);
+      threads.giveTurn(node);
+    }
     children.start(machine, childId);
   }
 }

@@ -115,6 +115,22 @@ final class NodePreflight {
   }
 
   /**
+   * For a run that waited for its parent's permit after preflight: the Node as it is now must be
+   * the one preflight judged (the same kubelet version) and must still pass every rule (Ready, ...).
+   * The host's facts are preflight's: nothing but this run changes the files it looked at.
+   */
+  static Optional<ApplicationFailure> changedWhileWaiting(
+      NodeUpgradeRequest request, NodeState before, NodeState now, HostFacts host, VersionMatch match) {
+    if (!Objects.equals(before.kubeletVersion(), now.kubeletVersion())) {
+      return refuse(
+          UpgradeFailures.PREFLIGHT_FAILED,
+          "node " + request.node().nodeName() + " reports kubelet " + now.kubeletVersion() + " but preflight saw "
+              + before.kubeletVersion() + "; run it again to look afresh");
+    }
+    return refusal(request, now, host, match);
+  }
+
+  /**
    * The catalogue rules ({@link ArtifactRules}: https or a local mirror file, install paths in the
    * distribution's layout), checked again here because a run started by hand skips the intake.
    */

@@ -1,19 +1,29 @@
 package dev.inplace.workflows.impl;
 
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
  * Which node threads of a parent run are alive, and the main thread's wake-up flag. Node threads
  * and control handlers set the flag; the node loop sleeps on it. Also carries a bug found in a node
  * thread to the main thread, which fails the workflow task with it so a fixed worker resumes.
+ *
+ * <p>In a run that prepares ahead, a running node either holds a turn (it may be disrupted: the
+ * window counts these) or is prepared and waits for one; the node loop gives turns and stands
+ * waiting nodes down.
  */
 final class NodeThreads {
   /** Nodes whose thread runs (gate, mark, child, unmark), in start order. */
   private final Set<String> running = new LinkedHashSet<>();
   /** Nodes finished but whose Machine is still being unmarked: the run does not end before them. */
   private final Set<String> unmarking = new LinkedHashSet<>();
+  /** Running nodes that hold a turn (a run that prepares ahead); the others wait for one. */
+  private final Set<String> turns = new LinkedHashSet<>();
+  /** Waiting nodes the loop stands down, with why (paused, halted, aborted, skipped). */
+  private final Map<String, String> standingDown = new LinkedHashMap<>();
   private boolean changed;
   private RuntimeException unexpected;
 
@@ -24,6 +34,8 @@ final class NodeThreads {
   /** The node's child is done: its window slot is free while its Machine is unmarked. */
   void unmarking(String node) {
     running.remove(node);
+    turns.remove(node);
+    standingDown.remove(node);
     unmarking.add(node);
     wake();
   }
@@ -36,7 +48,40 @@ final class NodeThreads {
   /** The node's thread ended (whatever happened in it). */
   void ended(String node) {
     running.remove(node);
+    turns.remove(node);
+    standingDown.remove(node);
     wake();
+  }
+
+  /** Gives a waiting node its turn: from now on it counts in the window. */
+  void giveTurn(String node) {
+    turns.add(node);
+    wake();
+  }
+
+  boolean hasTurn(String node) {
+    return turns.contains(node);
+  }
+
+  /** Running nodes that hold a turn. */
+  int turnsTaken() {
+    return turns.size();
+  }
+
+  /** Running nodes without a turn that are not being stood down, in start order. */
+  List<String> waitingNodes() {
+    return running.stream().filter(n -> !turns.contains(n) && !standingDown.containsKey(n)).toList();
+  }
+
+  /** Asks a waiting node's thread to stand its child down (nothing changed yet); {@code why} is recorded. */
+  void standDown(String node, String why) {
+    standingDown.put(node, why);
+    wake();
+  }
+
+  /** Why the node is being stood down, or null. */
+  String standingDown(String node) {
+    return standingDown.get(node);
   }
 
   void failed(RuntimeException bug) {

@@ -25,6 +25,7 @@ import dev.inplace.workflows.api.NodeUpgradeRequest;
 import dev.inplace.workflows.api.NodeUpgradeResult;
 import dev.inplace.workflows.api.StepStatus;
 import dev.inplace.workflows.api.UpgradeStep;
+import dev.inplace.workflows.failure.UpgradeFailures;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
@@ -32,6 +33,7 @@ import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 
 /**
@@ -48,18 +50,23 @@ final class NodeUpgradeSteps {
   private final NodeRollback rollback;
   private final boolean distributionSteps;
   private final NodePreflight.VersionMatch versionMatch;
+  /** Whether the parent's permit has come; null when the run does not wait for one. */
+  private final BooleanSupplier permit;
 
   /**
    * {@code distributionSteps}: from node-upgrade-distribution-steps on (upgrade command, skew,
-   * record); {@code versionMatch}: how the Node's version is held against the release.
+   * record); {@code versionMatch}: how the Node's version is held against the release; {@code
+   * permit}: whether the parent's permit has come, null when the run does not wait for one
+   * (node-upgrade-waits-for-permit).
    */
   NodeUpgradeSteps(NodeStepLog steps, NodeActivityStubs stubs, NodeRollback rollback, boolean distributionSteps,
-      NodePreflight.VersionMatch versionMatch) {
+      NodePreflight.VersionMatch versionMatch, BooleanSupplier permit) {
     this.steps = steps;
     this.stubs = stubs;
     this.rollback = rollback;
     this.distributionSteps = distributionSteps;
     this.versionMatch = versionMatch;
+    this.permit = permit;
   }
 
   NodeUpgradeResult run(NodeUpgradeRequest request) {
@@ -115,6 +122,13 @@ final class NodeUpgradeSteps {
           () -> stubs.stager(NodeActivitySummaries.stage(request)).stageArtifacts(
               new StageRequest(host, request.profile(), request.artifacts(), request.distribution())),
           NodeStepResults::stage);
+      if (permit != null) {
+        // Prepared ahead: the backup copies the current files aside, which no workload sees, so it
+        // is done before the turn too; the turn then starts at cordon.
+        failedStep = UpgradeStep.BACKUP;
+        backup(request, host, previous);
+        awaitPermit(request, nodeRequest, before, facts);
+      }
 
       failedStep = UpgradeStep.CORDON;
       rollback.register(
@@ -138,11 +152,9 @@ final class NodeUpgradeSteps {
       failedStep = UpgradeStep.BACKUP;
       boolean[] serviceTouched = {false};
       rollback.register(UpgradeStep.RESTORE, () -> rollback.restore(request, host, previous, before, serviceTouched[0]));
-      steps.step(
-          UpgradeStep.BACKUP,
-          () -> stubs.hosts(NodeActivitySummaries.backup(request))
-              .backupBinaries(new BackupRequest(host, request.profile(), previous, request.distribution())),
-          b -> "kept " + NodeStepResults.joined(b.backedUp(), b.alreadyBackedUp()));
+      if (permit == null) {
+        backup(request, host, previous);
+      }
 
       failedStep = UpgradeStep.INSTALL;
       steps.step(
@@ -209,6 +221,54 @@ final class NodeUpgradeSteps {
     log.info("node {} upgraded to {}", nodeName, request.targetVersion());
     return new NodeUpgradeResult(
         steps.machineName(), nodeName, before.kubeletVersion(), request.targetVersion(), false, steps.steps());
+  }
+
+  private void backup(NodeUpgradeRequest request, HostAccess host, List<InstalledFile> previous) {
+    steps.step(
+        UpgradeStep.BACKUP,
+        () -> stubs.hosts(NodeActivitySummaries.backup(request))
+            .backupBinaries(new BackupRequest(host, request.profile(), previous, request.distribution())),
+        b -> "kept " + NodeStepResults.joined(b.backedUp(), b.alreadyBackedUp()));
+  }
+
+  /**
+   * Prepared (preflight, stage and backup done, nothing changed outside the staging and backup
+   * dirs): waits for the
+   * parent's permit, then looks at the Node again, so a preflight that went stale while it waited
+   * never lets it through. A run stood down (cancelled) while it waits ends with nothing changed.
+   * Throws the run's failure; never an {@link ActivityFailure} or {@link CanceledFailure}, which
+   * would start a rollback there is nothing to roll back for.
+   */
+  private void awaitPermit(NodeUpgradeRequest request, NodeRequest nodeRequest, NodeState before, HostFacts facts) {
+    steps.message("prepared: waiting for the parent's permit before cordon");
+    steps.publishDetails();
+    String nothingChanged = "nothing was changed on the node (the release staged in "
+        + request.profile().stagingDir() + " and the backup in " + request.profile().backupDir()
+        + " stay there for the next run)";
+    NodeState now;
+    try {
+      Workflow.await(permit::getAsBoolean);
+      now = stubs.nodes(NodeActivitySummaries.inspectNodeAgain(request)).inspectNode(nodeRequest);
+    } catch (CanceledFailure | ActivityFailure e) {
+      if (Failures.isCancellation(e)) {
+        // No step failed: the run was stood down (its parent paused, halted, aborted or was cancelled).
+        throw steps.fail(null, UpgradeFailures.CANCELLED, "stood down before its turn: " + nothingChanged,
+            NodePhase.FAILED, before.kubeletVersion());
+      }
+      ActivityFailure failure = (ActivityFailure) e;
+      String why = "looking at the Node again when its turn came failed: " + NodeStepResults.describe(failure);
+      steps.markFailed(UpgradeStep.PREFLIGHT, why);
+      throw steps.fail(UpgradeStep.PREFLIGHT, NodeStepResults.typeOf(failure), why + "; " + nothingChanged, NodePhase.FAILED,
+          before.kubeletVersion());
+    }
+    Optional<ApplicationFailure> refusal = NodePreflight.changedWhileWaiting(request, before, now, facts, versionMatch);
+    if (refusal.isPresent()) {
+      String why = refusal.get().getOriginalMessage() + " (looked again when its turn came)";
+      steps.markFailed(UpgradeStep.PREFLIGHT, why);
+      throw steps.fail(UpgradeStep.PREFLIGHT, refusal.get().getType(), why + "; " + nothingChanged, NodePhase.FAILED,
+          now.kubeletVersion());
+    }
+    steps.message("permitted: Node " + steps.nodeName() + " still Ready at " + now.kubeletVersion());
   }
 
   private NodeUpgradeResult finishAlreadyAtTarget(

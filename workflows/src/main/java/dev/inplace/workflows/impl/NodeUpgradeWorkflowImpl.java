@@ -64,8 +64,23 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
    */
   static final String K0S_NODE_VERSION_CHANGE = "node-upgrade-k0s-node-version";
 
+  /**
+   * Change ID: a run whose request asks it ({@code awaitPermit}, a parent preparing nodes ahead of
+   * its window) waits after preflight, stage and backup for the parent's {@link #permit} before it cordons,
+   * and looks at its Node again when the permit comes; a run stood down while it waits ends with
+   * nothing changed on the node.
+   */
+  static final String PERMIT_CHANGE = "node-upgrade-waits-for-permit";
+
   private final NodeStepLog steps = new NodeStepLog();
   private final NodeActivityStubs stubs = new NodeActivityStubs();
+  /** Set by the parent's permit signal (kept if it comes before the run waits for it). */
+  private boolean permitted;
+
+  @Override
+  public void permit() {
+    permitted = true;
+  }
 
   @Override
   public NodeProgress progress() {
@@ -102,8 +117,12 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
         Workflow.getVersion(K0S_NODE_VERSION_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1
             ? NodePreflight.VersionMatch.AS_REPORTED
             : NodePreflight.VersionMatch.EXACT;
+    // Asked only by requests that carry awaitPermit, which no run before the change had.
+    boolean waitsForPermit =
+        request.awaitPermit() && Workflow.getVersion(PERMIT_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     NodeUpgradeSteps sequence =
-        new NodeUpgradeSteps(steps, stubs, new NodeRollback(steps, stubs), distributionSteps, versionMatch);
+        new NodeUpgradeSteps(steps, stubs, new NodeRollback(steps, stubs), distributionSteps, versionMatch,
+            waitsForPermit ? () -> permitted : null);
     if (request.markMachine()
         && Workflow.getVersion(OWN_MACHINE_MARK_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1) {
       return upgradeMarked(request, sequence);

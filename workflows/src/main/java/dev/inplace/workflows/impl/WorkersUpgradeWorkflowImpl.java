@@ -70,7 +70,7 @@ public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
   private final PoolRules rules = new PoolRules(book);
   private final RunStatus status = new RunStatus(RunSearchAttributes.KIND_WORKERS, book, rules, threads);
   private final NodeChildren children = new NodeChildren(
-      RunSearchAttributes.KIND_WORKERS, clusterApi, book, threads, m -> {}, this::requestFor, status::warn);
+      RunSearchAttributes.KIND_WORKERS, clusterApi, book, threads, m -> {}, this::requestFor, status::warn, () -> true);
   private final NodeLoop loop = new NodeLoop(book, threads, rules, status, children);
   private final OperatorControls controls = new OperatorControls(RunSearchAttributes.KIND_WORKERS, book, rules, threads);
   private final int configuredHistoryLimit;

@@ -170,14 +170,24 @@ class ControlPlaneUpgradeWorkflowTest {
     order.verify(hosts).snapshotEtcd(argThat(r -> SNAPSHOT.equals(r.name()) && "cp-1".equals(r.host().nodeName())));
     // Paused for the whole run: no Machine records the new version while the object names the old.
     order.verify(capi).pauseControlPlane(argThat(r -> r.owner() != null && r.controlPlane() != null));
+    // cp-1 starts with its turn: gate, mark, upgrade. cp-2 and cp-3 are prepared ahead (marked, their
+    // child preflights and stages) while the node before them upgrades; each takes its turn, behind
+    // the gate, only once that node has finished.
+    order.verify(nodes).awaitControlPlaneHealthy(argThat(r -> expects(r, List.of())));
+    order.verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-cp-1", true, workflowId));
+    order.verify(children).started("cp-1");
     List<String> done = new java.util.ArrayList<>();
     for (String node : List.of("cp-1", "cp-2", "cp-3")) {
       List<String> upgradedBefore = List.copyOf(done);
-      order.verify(nodes).awaitControlPlaneHealthy(argThat(r -> expects(r, upgradedBefore)));
-      order.verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-" + node, true, workflowId));
-      order.verify(children).started(node);
-      order.verify(children).finished(node, true);
-      order.verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-" + node, false, workflowId));
+      InOrder each = inOrder(nodes, capi, children);
+      if (!node.equals("cp-1")) {
+        each.verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-" + node, true, workflowId));
+        each.verify(children).finished(done.get(done.size() - 1), true);
+        each.verify(nodes).awaitControlPlaneHealthy(argThat(r -> expects(r, upgradedBefore)));
+        each.verify(children).started(node);
+      }
+      each.verify(children).finished(node, true);
+      each.verify(capi).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-" + node, false, workflowId));
       done.add(node);
     }
     order.verify(capi).recordControlPlaneVersion(
@@ -426,7 +436,8 @@ class ControlPlaneUpgradeWorkflowTest {
     assertEquals(UpgradeFailures.CONTROL_PLANE_UNHEALTHY, gated.reason());
     assertEquals(UpgradeStep.PREFLIGHT, gated.step());
     assertTrue(gated.message().contains("cp-1 is not an etcd voter"), gated.message());
-    verify(capi, never()).markMachineUpgrading(new MachineMarkRequest("fleet", "edge-1-cp-2", true, workflowId));
+    // cp-2 was prepared ahead (marked, staged) but never upgraded: its child stood down at the gate.
+    assertFalse(script.starts().contains("cp-2"), script.starts().toString());
 
     run.retryNode("cp-2");
 

@@ -85,11 +85,16 @@ class KubeadmControlPlaneUpgradeTest {
     public NodeProgress progress() {
       return delegate.progress();
     }
+
+    @Override
+    public void permit() {
+      delegate.permit();
+    }
   }
 
   private final HostActivities hosts = mock(HostActivities.class, withSettings().withoutAnnotations());
   private final NodeActivities nodes = mock(NodeActivities.class, withSettings().withoutAnnotations());
-  private final ClusterApiActivities capi = mock(ClusterApiActivities.class, withSettings().withoutAnnotations());
+  private final ClusterApiActivities capi = ParentFixtures.clusterApiMock();
   private final ChildScript script = new ChildScript();
 
   private static NodeUpgradeTemplate kubeadmTemplate() {

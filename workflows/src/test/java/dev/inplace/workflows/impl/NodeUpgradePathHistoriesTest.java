@@ -218,6 +218,65 @@ class NodeUpgradePathHistoriesTest {
     record(env, "cancelled-during-drain", "node-upgrade-path-cancelled-during-drain.json");
   }
 
+  /** The permit path's fixtures (node-upgrade-waits-for-permit), recorded by {@link #recordPermitPathHistories}. */
+  static final List<String> PERMIT_PATHS = List.of(
+      "node-upgrade-path-permitted.json",
+      "node-upgrade-path-changed-while-waiting.json",
+      "node-upgrade-path-stood-down.json");
+
+  @Test
+  void everyPermitPathFixtureIsCommittedAndReplayed() throws Exception {
+    List<String> replayed = NodeUpgradeReplayTest.histories().stream().map(p -> p.getFileName().toString()).toList();
+    for (String path : PERMIT_PATHS) {
+      assertTrue(Files.exists(HistoryFixtures.DIR.resolve(path)), path + " is not committed");
+      assertTrue(replayed.contains(path), path + " is not replayed");
+      assertEquals(1, HistoryFixtures.versionMarkers(HistoryFixtures.read(HistoryFixtures.DIR.resolve(path)))
+          .get(NodeUpgradeWorkflowImpl.PERMIT_CHANGE), path + " carries the permit change's marker");
+    }
+  }
+
+  /** Runs asked to wait for a permit: permitted; refused when their Node changed meanwhile; stood down. */
+  @Test
+  @EnabledIfSystemProperty(named = "histories.update", matches = "true")
+  void recordPermitPathHistories(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    HistoryFixtures.assumeNotRecorded(PERMIT_PATHS.toArray(String[]::new));
+    worker.registerActivitiesImplementations(hosts, nodes, capi);
+    env.start();
+    NodeUpgradeRequest waiting = request.withAwaitPermit(true);
+
+    NodeUpgradeWorkflow permitted = prepared(env, worker, "permitted", waiting);
+    permitted.permit();
+    WorkflowStub.fromTyped(permitted).getResult(60, TimeUnit.SECONDS, NodeUpgradeResult.class);
+    record(env, "permitted", "node-upgrade-path-permitted.json");
+
+    when(nodes.inspectNode(any()))
+        .thenReturn(Fixtures.readyAt("worker-1", FROM))
+        .thenReturn(new NodeState("worker-1", false, false, FROM, null));
+    NodeUpgradeWorkflow changed = prepared(env, worker, "changed-while-waiting", waiting);
+    changed.permit();
+    assertThrows(WorkflowFailedException.class,
+        () -> WorkflowStub.fromTyped(changed).getResult(60, TimeUnit.SECONDS, NodeUpgradeResult.class));
+    record(env, "changed-while-waiting", "node-upgrade-path-changed-while-waiting.json");
+    when(nodes.inspectNode(any())).thenReturn(Fixtures.readyAt("worker-1", FROM));
+
+    NodeUpgradeWorkflow stoodDown = prepared(env, worker, "stood-down", waiting);
+    WorkflowStub.fromTyped(stoodDown).cancel();
+    assertThrows(WorkflowFailedException.class,
+        () -> WorkflowStub.fromTyped(stoodDown).getResult(60, TimeUnit.SECONDS, NodeUpgradeResult.class));
+    record(env, "stood-down", "node-upgrade-path-stood-down.json");
+  }
+
+  private static NodeUpgradeWorkflow prepared(
+      TestWorkflowEnvironment env, Worker worker, String suffix, NodeUpgradeRequest waiting) {
+    NodeUpgradeWorkflow run = stub(env, worker, suffix);
+    WorkflowClient.start(run::upgrade, waiting);
+    for (int i = 0; i < 200 && !run.progress().message().startsWith("prepared"); i++) {
+      env.sleep(java.time.Duration.ofSeconds(1));
+    }
+    assertTrue(run.progress().message().startsWith("prepared"), run.progress().message());
+    return run;
+  }
+
   private static String id(String suffix) {
     return "node-upgrade-path-" + suffix;
   }

@@ -123,6 +123,140 @@ class NodeUpgradeWorkflowTest {
             WorkflowOptions.newBuilder().setWorkflowId(workflowId).setTaskQueue(worker.getTaskQueue()).build());
   }
 
+  // ---- a child prepared ahead waits for its parent's permit before cordon ---------------------
+
+  /** Starts a run that waits for its permit and returns once it waits (preflight and stage done). */
+  private NodeUpgradeWorkflow prepared(TestWorkflowEnvironment env, Worker worker) {
+    NodeUpgradeWorkflow workflow = start(env, worker);
+    WorkflowClient.start(workflow::upgrade, request.withAwaitPermit(true));
+    for (int i = 0; i < 200 && !workflow.progress().message().startsWith("prepared"); i++) {
+      env.sleep(java.time.Duration.ofSeconds(1));
+    }
+    assertTrue(workflow.progress().message().startsWith("prepared"), workflow.progress().message());
+    return workflow;
+  }
+
+  @Test
+  void aPreparedRunWaitsForItsPermitThenLooksAtItsNodeAgainBeforeCordon(TestWorkflowEnvironment env, Worker worker) {
+    NodeUpgradeWorkflow workflow = prepared(env, worker);
+    env.sleep(java.time.Duration.ofHours(1));
+    verify(hosts).stageArtifacts(any());
+    verify(hosts).backupBinaries(any());
+    verify(nodes, never()).cordonNode(any());
+
+    workflow.permit();
+    NodeUpgradeResult result = WorkflowStub.fromTyped(workflow).getResult(NodeUpgradeResult.class);
+
+    assertEquals(TO, result.version());
+    InOrder order = inOrder(nodes, hosts);
+    order.verify(nodes).inspectNode(any());
+    order.verify(hosts).stageArtifacts(any());
+    order.verify(hosts).backupBinaries(any());
+    order.verify(nodes).inspectNode(any());
+    order.verify(nodes).cordonNode(any());
+    order.verify(hosts).installArtifacts(any());
+  }
+
+  @Test
+  void aPermitThatComesBeforeTheRunWaitsIsKept(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    CountDownLatch staging = new CountDownLatch(1);
+    CountDownLatch permitted = new CountDownLatch(1);
+    when(hosts.stageArtifacts(any())).thenAnswer(inv -> {
+      staging.countDown();
+      assertTrue(permitted.await(30, TimeUnit.SECONDS));
+      return new StageResult(List.of("k3s"), List.of(), 1);
+    });
+    NodeUpgradeWorkflow workflow = start(env, worker);
+    WorkflowClient.start(workflow::upgrade, request.withAwaitPermit(true));
+    assertTrue(staging.await(30, TimeUnit.SECONDS));
+
+    workflow.permit();
+    permitted.countDown();
+
+    assertEquals(TO, WorkflowStub.fromTyped(workflow).getResult(60, TimeUnit.SECONDS, NodeUpgradeResult.class).version());
+  }
+
+  @Test
+  void aNodeThatChangedWhileItWaitedIsRefusedWithNothingChanged(TestWorkflowEnvironment env, Worker worker) {
+    when(nodes.inspectNode(any()))
+        .thenReturn(Fixtures.readyAt("worker-1", FROM))
+        .thenReturn(new NodeState("worker-1", false, false, FROM, null));
+    NodeUpgradeWorkflow workflow = prepared(env, worker);
+
+    workflow.permit();
+
+    WorkflowFailedException e = assertThrows(WorkflowFailedException.class,
+        () -> WorkflowStub.fromTyped(workflow).getResult(NodeUpgradeResult.class));
+    ApplicationFailure failure = assertInstanceOf(ApplicationFailure.class, e.getCause());
+    assertEquals(UpgradeFailures.NODE_NOT_READY, failure.getType());
+    NodeFailure details = failure.getDetails().get(NodeFailure.class);
+    assertEquals(UpgradeStep.PREFLIGHT, details.failedStep());
+    assertEquals(NodePhase.FAILED, details.phase());
+    assertTrue(details.message().contains("when its turn came"), details.message());
+    verify(nodes, never()).cordonNode(any());
+    verify(hosts, never()).restoreBinaries(any());
+  }
+
+  @Test
+  void aNodeRunningAnotherVersionWhenItsTurnComesIsRefused(TestWorkflowEnvironment env, Worker worker) {
+    when(nodes.inspectNode(any()))
+        .thenReturn(Fixtures.readyAt("worker-1", FROM))
+        .thenReturn(Fixtures.readyAt("worker-1", "v1.30.9+k3s1"));
+    NodeUpgradeWorkflow workflow = prepared(env, worker);
+
+    workflow.permit();
+
+    WorkflowFailedException e = assertThrows(WorkflowFailedException.class,
+        () -> WorkflowStub.fromTyped(workflow).getResult(NodeUpgradeResult.class));
+    ApplicationFailure failure = assertInstanceOf(ApplicationFailure.class, e.getCause());
+    assertEquals(UpgradeFailures.PREFLIGHT_FAILED, failure.getType());
+    assertTrue(failure.getOriginalMessage().contains("but preflight saw " + FROM), failure.getOriginalMessage());
+    verify(nodes, never()).cordonNode(any());
+  }
+
+  @Test
+  void aRunStoodDownWhileItWaitsChangesNothingOnItsNode(TestWorkflowEnvironment env, Worker worker) {
+    NodeUpgradeWorkflow workflow = prepared(env, worker);
+    WorkflowStub stub = WorkflowStub.fromTyped(workflow);
+
+    stub.cancel();
+
+    assertThrows(WorkflowFailedException.class, () -> stub.getResult(NodeUpgradeResult.class));
+    var progress = workflow.progress();
+    assertEquals(NodePhase.FAILED, progress.phase());
+    assertTrue(progress.message().startsWith("stood down before its turn: nothing was changed"), progress.message());
+    verify(nodes, never()).cordonNode(any());
+    verify(hosts, never()).installArtifacts(any());
+    verify(hosts, never()).restoreBinaries(any());
+    verify(nodes, never()).uncordonNode(any());
+  }
+
+  @Test
+  void aBackupFailingBeforeTheTurnFailsTheRunWithNothingToRollBack(TestWorkflowEnvironment env, Worker worker) {
+    when(hosts.backupBinaries(any()))
+        .thenThrow(UpgradeFailures.nonRetryable(UpgradeFailures.REMOTE_COMMAND_FAILED, "backup dir read-only"));
+    NodeUpgradeWorkflow workflow = start(env, worker);
+
+    WorkflowFailedException e = assertThrows(WorkflowFailedException.class,
+        () -> workflow.upgrade(request.withAwaitPermit(true)));
+
+    ApplicationFailure failure = assertInstanceOf(ApplicationFailure.class, e.getCause());
+    NodeFailure details = failure.getDetails().get(NodeFailure.class);
+    assertEquals(UpgradeStep.BACKUP, details.failedStep());
+    assertEquals(NodePhase.FAILED, details.phase());
+    verify(nodes, never()).cordonNode(any());
+    verify(hosts, never()).restoreBinaries(any());
+    verify(nodes, never()).uncordonNode(any());
+  }
+
+  @Test
+  void aRunNotAskedToWaitNeverLooksForAPermit(TestWorkflowEnvironment env, Worker worker) {
+    start(env, worker).upgrade(request);
+
+    verify(nodes).inspectNode(any());
+    verify(nodes).cordonNode(any());
+  }
+
   // ---- the runtime-extension path: the run marks its own Machine ------------------------------
 
   @Test

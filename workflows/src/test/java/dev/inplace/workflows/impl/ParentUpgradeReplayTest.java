@@ -88,7 +88,14 @@ class ParentUpgradeReplayTest {
         Arguments.of("workers-upgrade-k0s-next-build.json", ClusterPreflight.K0S_NODE_VERSION_CHANGE),
         Arguments.of("cp-upgrade-child-descriptions.json", NodeChildren.CHILD_DESCRIPTIONS_CHANGE),
         Arguments.of("workers-upgrade-child-descriptions.json", NodeChildren.CHILD_DESCRIPTIONS_CHANGE),
-        Arguments.of("cp-upgrade-hosts-inspected-together.json", ControlPlaneUpgradeWorkflowImpl.PARALLEL_HOST_INSPECTION_CHANGE));
+        Arguments.of("cp-upgrade-hosts-inspected-together.json", ControlPlaneUpgradeWorkflowImpl.PARALLEL_HOST_INSPECTION_CHANGE),
+        Arguments.of("cp-upgrade-prepared-ahead.json", NodeChildren.PREPARE_AHEAD_CHANGE),
+        Arguments.of("cp-upgrade-prepared-ahead-gate-failed-retried.json", NodeChildren.PREPARE_AHEAD_CHANGE),
+        Arguments.of("workers-upgrade-prepared-ahead-first-run.json", NodeChildren.PREPARE_AHEAD_CHANGE),
+        Arguments.of("workers-upgrade-prepared-ahead-last-run.json", NodeChildren.PREPARE_AHEAD_CHANGE),
+        Arguments.of("workers-upgrade-prepared-ahead-paused-skipped-failed.json", NodeChildren.PREPARE_AHEAD_CHANGE),
+        Arguments.of("workers-upgrade-prepared-ahead-aborted.json", NodeChildren.PREPARE_AHEAD_CHANGE),
+        Arguments.of("workers-upgrade-prepared-ahead-cancelled.json", NodeChildren.PREPARE_AHEAD_CHANGE));
   }
 
   @ParameterizedTest

@@ -32,6 +32,10 @@ public final class ChildScript {
   }
 
   private final Map<String, Deque<Outcome>> scripted = new ConcurrentHashMap<>();
+  private final Map<String, Deque<Outcome>> preparations = new ConcurrentHashMap<>();
+  private final List<Run> prepared = Collections.synchronizedList(new ArrayList<>());
+  private final List<String> stoodDown = Collections.synchronizedList(new ArrayList<>());
+  private volatile long preparationSeconds;
   private final Map<String, Long> seconds = new ConcurrentHashMap<>();
   private final Map<String, Long> runningSince = new ConcurrentHashMap<>();
   private final List<Run> runs = Collections.synchronizedList(new ArrayList<>());
@@ -69,9 +73,60 @@ public final class ChildScript {
     return this;
   }
 
+  /** How long every child asked to wait for a permit prepares before it waits (default 0). */
+  public ChildScript everyNodePrepares(Duration duration) {
+    preparationSeconds = duration.toSeconds();
+    return this;
+  }
+
+  /** The next run of {@code node} that prepares fails at {@code step} before its turn, changing nothing. */
+  public ChildScript failsBeforeItsTurn(String node, UpgradeStep step, String reason, Duration after) {
+    preparations.computeIfAbsent(node, n -> new ArrayDeque<>())
+        .addLast(new Outcome(after.toSeconds(), step, reason, NodePhase.FAILED));
+    return this;
+  }
+
   /** Drops whatever is still scripted for {@code node}: its next run succeeds. */
   public void fix(String node) {
     scripted.remove(node);
+    preparations.remove(node);
+  }
+
+  Outcome prepare(String node, long millis) {
+    prepared.add(new Run(node, millis, 0, false));
+    Deque<Outcome> queue = preparations.get(node);
+    Outcome next = queue == null ? null : queue.pollFirst();
+    return next != null ? next : new Outcome(preparationSeconds, null, null, null);
+  }
+
+  void stoodDown(String node) {
+    stoodDown.add(node);
+  }
+
+  /** Nodes in the order their children started preparing (only children asked to wait for a permit). */
+  public List<String> preparations() {
+    synchronized (prepared) {
+      return prepared.stream().map(Run::node).toList();
+    }
+  }
+
+  /** When (workflow time) the child of {@code node} last started preparing, or -1. */
+  public long preparedAt(String node) {
+    synchronized (prepared) {
+      return prepared.stream().filter(r -> r.node().equals(node)).mapToLong(Run::startedMillis).reduce((a, b) -> b).orElse(-1);
+    }
+  }
+
+  /** When (workflow time) the last run of {@code node} started and finished its upgrade, or null. */
+  public Run lastRun(String node) {
+    return runs().stream().filter(r -> r.node().equals(node)).reduce((a, b) -> b).orElse(null);
+  }
+
+  /** Nodes whose children were stood down before their turn, in order. */
+  public List<String> stoodDown() {
+    synchronized (stoodDown) {
+      return List.copyOf(stoodDown);
+    }
   }
 
   Outcome begin(String node) {

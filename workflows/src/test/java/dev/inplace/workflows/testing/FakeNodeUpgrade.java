@@ -6,6 +6,7 @@ import dev.inplace.workflows.api.NodeProgress;
 import dev.inplace.workflows.api.NodeUpgradeRequest;
 import dev.inplace.workflows.api.NodeUpgradeResult;
 import dev.inplace.workflows.api.NodeUpgradeWorkflow;
+import dev.inplace.workflows.api.UpgradeStep;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.Workflow;
@@ -18,19 +19,33 @@ import java.util.List;
  * ApplicationFailure} of the scripted type whose details are a {@link NodeFailure}. What the script
  * is asked and told goes through side effects, so a replay of the child neither re-reads nor
  * double-counts.
+ *
+ * <p>A child asked to wait for its parent's permit ({@code awaitPermit}) first prepares (its
+ * scripted preparation time, or a scripted failure before its turn), then waits for the permit, and
+ * only then counts as running: {@link ChildScript#maxConcurrent} counts nodes being disrupted. Stood
+ * down (cancelled) while it waits, it fails as the real saga does: {@code Cancelled}, nothing changed.
  */
 public class FakeNodeUpgrade implements NodeUpgradeWorkflow {
   private final ChildScript script;
   private NodeProgress progress = new NodeProgress("", "", NodePhase.PENDING, null, List.of(), "");
+  private boolean permitted;
 
   public FakeNodeUpgrade(ChildScript script) {
     this.script = script;
   }
 
   @Override
+  public void permit() {
+    permitted = true;
+  }
+
+  @Override
   public NodeUpgradeResult upgrade(NodeUpgradeRequest request) {
     String machine = request.node().machineName();
     String node = request.node().nodeName();
+    if (request.awaitPermit()) {
+      prepare(machine, node);
+    }
     long started = Workflow.currentTimeMillis();
     ChildScript.Outcome outcome =
         Workflow.sideEffect(ChildScript.Outcome.class, () -> {
@@ -57,6 +72,36 @@ public class FakeNodeUpgrade implements NodeUpgradeWorkflow {
     }
     progress = new NodeProgress(machine, node, NodePhase.UPGRADED, null, List.of(), "upgraded");
     return new NodeUpgradeResult(machine, node, Fixtures.FROM, request.targetVersion(), false, List.of());
+  }
+
+  /** Preparation: its scripted time or failure, then the wait for the permit. */
+  private void prepare(String machine, String node) {
+    long now = Workflow.currentTimeMillis();
+    ChildScript.Outcome preparation =
+        Workflow.sideEffect(ChildScript.Outcome.class, () -> script.prepare(node, now));
+    progress = new NodeProgress(machine, node, NodePhase.UPGRADING, UpgradeStep.STAGE, List.of(), "preparing");
+    try {
+      Workflow.sleep(Duration.ofSeconds(preparation.seconds()));
+      if (preparation.reason() != null) {
+        String text = preparation.failedStep().cliName() + " failed: injected " + preparation.reason()
+            + "; nothing was changed on the node";
+        progress = new NodeProgress(machine, node, NodePhase.FAILED, preparation.failedStep(), List.of(), text);
+        throw UpgradeFailures.nonRetryable(preparation.reason(), text,
+            new NodeFailure(machine, node, preparation.failedStep(), preparation.reason(), text, NodePhase.FAILED,
+                Fixtures.FROM, List.of()));
+      }
+      progress = new NodeProgress(machine, node, NodePhase.UPGRADING, UpgradeStep.STAGE, List.of(), "prepared");
+      Workflow.await(() -> permitted);
+    } catch (CanceledFailure e) {
+      Workflow.sideEffect(Boolean.class, () -> {
+        script.stoodDown(node);
+        return true;
+      });
+      String text = "stood down before its turn: nothing was changed on the node";
+      progress = new NodeProgress(machine, node, NodePhase.FAILED, null, List.of(), text);
+      throw UpgradeFailures.nonRetryable(UpgradeFailures.CANCELLED, text,
+          new NodeFailure(machine, node, null, UpgradeFailures.CANCELLED, text, NodePhase.FAILED, Fixtures.FROM, List.of()));
+    }
   }
 
   private void record(String node, boolean upgraded) {

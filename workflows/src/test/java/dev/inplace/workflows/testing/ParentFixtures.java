@@ -1,7 +1,10 @@
 package dev.inplace.workflows.testing;
 
 import static org.junit.jupiter.api.Assertions.fail;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.withSettings;
 
+import dev.inplace.workflows.api.ClusterApiActivities;
 import dev.inplace.workflows.api.ClusterInventory;
 import dev.inplace.workflows.api.ClusterInventory.PoolInfo;
 import dev.inplace.workflows.api.Distribution;
@@ -44,6 +47,11 @@ public final class ParentFixtures {
       builder.registerSearchAttribute(key.getName(), key.getValueType());
     }
     return builder;
+  }
+
+  /** A mock of the CAPI activities (registrable as an activity implementation). */
+  public static ClusterApiActivities clusterApiMock() {
+    return mock(ClusterApiActivities.class, withSettings().withoutAnnotations());
   }
 
   public static NodeUpgradeTemplate template() {

@@ -1,0 +1,63 @@
+package dev.inplace.workflows.impl;
+
+import dev.inplace.workflows.api.NodeFailure;
+import dev.inplace.workflows.api.NodePhase;
+import dev.inplace.workflows.failure.UpgradeFailures;
+import io.temporal.client.WorkflowExecutionAlreadyStarted;
+import io.temporal.common.converter.DataConverterException;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.failure.CanceledFailure;
+import io.temporal.failure.ChildWorkflowFailure;
+import io.temporal.workflow.Workflow;
+import org.slf4j.Logger;
+
+/** How a parent run reads the end of a NodeUpgrade child that failed, and records it in its book. */
+final class ChildOutcomes {
+  private static final Logger log = Workflow.getLogger(ChildOutcomes.class);
+
+  private ChildOutcomes() {}
+
+  /** Records the child's failure: its own NodeFailure when it carries one, else what its cause tells. */
+  static void recordFailure(NodeBook book, String node, String childId, ChildWorkflowFailure e) {
+    Throwable cause = e.getCause();
+    long now = Workflow.currentTimeMillis();
+    if (cause instanceof ApplicationFailure app) {
+      NodeFailure failure = nodeFailure(app);
+      if (failure != null) {
+        NodePhase phase = failure.phase() == null ? NodePhase.FAILED : failure.phase();
+        book.failed(node, now, phase, failure.failedStep(), failure.reason(), failure.message());
+      } else {
+        book.failed(node, now, NodePhase.FAILED, null, app.getType(), app.getOriginalMessage());
+      }
+    } else if (cause instanceof CanceledFailure) {
+      book.failed(node, now, NodePhase.ROLLED_BACK, null, UpgradeFailures.CANCELLED,
+          "NodeUpgrade " + childId + " was cancelled and puts the node back (see its result)");
+    } else if (cause instanceof WorkflowExecutionAlreadyStarted) {
+      book.failed(node, now, NodePhase.FAILED, null, UpgradeFailures.NODE_UPGRADE_FAILED,
+          "NodeUpgrade " + childId + " already exists (running, or completed); nothing was started");
+    } else {
+      book.failed(node, now, NodePhase.ROLLBACK_FAILED, null, UpgradeFailures.NODE_UPGRADE_FAILED,
+          "NodeUpgrade " + childId + " ended without a result (" + Failures.describe(e)
+              + "); the node's state is unknown: check it");
+    }
+    log.warn("{} failed: {}", node, book.status(node).message());
+  }
+
+  private static NodeFailure nodeFailure(ApplicationFailure failure) {
+    if (failure.getDetails() == null || failure.getDetails().getSize() == 0) {
+      return null;
+    }
+    try {
+      return failure.getDetails().get(NodeFailure.class);
+    } catch (DataConverterException e) {
+      return null;
+    }
+  }
+
+  /** Whether the child ended because it was stood down (cancelled before its turn, nothing changed). */
+  static boolean stoodDown(ChildWorkflowFailure e) {
+    Throwable cause = e.getCause();
+    return cause instanceof CanceledFailure
+        || cause instanceof ApplicationFailure app && UpgradeFailures.CANCELLED.equals(app.getType());
+  }
+}
