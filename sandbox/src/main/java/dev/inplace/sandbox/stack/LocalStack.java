@@ -173,7 +173,12 @@ public final class LocalStack implements AutoCloseable {
     if (pid(role).isPresent()) {
       throw new StackException(role + " is already running");
     }
-    return start(role, StackCommands.worker(layout, role, archiveOptions(role)), workerEnvironment(index));
+    // A worker that may be killed is part of a test or a campaign; one that may not is benchmarked,
+    // and runs as the image runs it.
+    List<String> command = spec.workersMayDie()
+        ? StackCommands.worker(layout, role, archiveOptions(role))
+        : StackCommands.workerAsShipped(layout, role, archiveOptions(role));
+    return start(role, command, workerEnvironment(index));
   }
 
   private List<String> archiveOptions(String role) {

@@ -26,6 +26,14 @@ public final class StackCommands {
     return java(layout, role, jvmOptions, "256m", Jit.C1_ONLY, null, WORKER_MAIN);
   }
 
+  /**
+   * A worker process that runs with the JVM's own compilers and collector, as the image's entrypoint
+   * does (no {@code -XX} tuning, {@link Jit#AS_SHIPPED}): what a benchmark of the worker measures.
+   */
+  public static List<String> workerAsShipped(StackLayout layout, String role, List<String> jvmOptions) {
+    return java(layout, role, jvmOptions, "256m", Jit.AS_SHIPPED, null, WORKER_MAIN);
+  }
+
   /** Temporal's test server on loopback (see {@link TemporalServerMain}). */
   public static List<String> temporal(StackLayout layout, List<String> jvmOptions) {
     List<String> command =
@@ -61,7 +69,12 @@ public final class StackCommands {
     /** C1 only ({@code -XX:TieredStopAtLevel=1}). */
     C1_ONLY,
     /** The JVM's default: C1, then C2 for hot code. */
-    TIERED
+    TIERED,
+    /**
+     * The JVM's defaults for compilers and collector alike, as the image runs the worker: without C2
+     * a benchmarked worker's SSH ciphers and hashing would run without the CPU's intrinsics.
+     */
+    AS_SHIPPED
   }
 
   private static List<String> java(StackLayout layout, String role, List<String> jvmOptions, String heap, Jit jit,
@@ -72,7 +85,9 @@ public final class StackCommands {
     command.addAll(SandboxSlot.jvmArguments());
     command.addAll(jvmOptions);
     command.add("-Xmx" + heap);
-    command.add("-XX:+UseSerialGC");
+    if (jit != Jit.AS_SHIPPED) {
+      command.add("-XX:+UseSerialGC");
+    }
     // C1 only: the stack's JVMs live for seconds to minutes on two shared cores, where C2's
     // compilations cost more CPU than they give back (a chaos campaign: 185 -> 138 CPU-s, the same
     // wall time; docs/benchmarks.md). What the processes do is the same either way. Not the estate

@@ -8,7 +8,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The estate runs with both JIT compilers (its SHA-256 needs C2's intrinsic); the others with C1 only. */
+/**
+ * The estate runs with both JIT compilers (its SHA-256 needs C2's intrinsic); the others with C1
+ * only, but a benchmarked worker runs as the image runs it.
+ */
 class StackCommandsTest {
   private static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
 
@@ -25,5 +28,15 @@ class StackCommandsTest {
     assertTrue(estate.contains(EstateMain.class.getName()), estate.toString());
     assertTrue(worker.contains(C1_ONLY), worker.toString());
     assertTrue(temporal.contains(C1_ONLY), temporal.toString());
+  }
+
+  @Test
+  void aBenchmarkedWorkerRunsWithTheJvmsOwnCompilersAndCollectorAsTheImageDoes() {
+    List<String> command = StackCommands.workerAsShipped(new StackLayout(dir), StackLayout.worker(1), List.of());
+
+    assertFalse(command.contains(C1_ONLY), command.toString());
+    assertFalse(command.contains("-XX:+UseSerialGC"), command.toString());
+    assertTrue(command.contains(StackCommands.WORKER_MAIN), command.toString());
+    assertTrue(command.contains("-Dinplace.stack.role=" + StackLayout.worker(1)), "marked as the stack's");
   }
 }
