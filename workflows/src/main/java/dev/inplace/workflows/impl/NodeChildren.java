@@ -260,12 +260,19 @@ final class NodeChildren {
       book.upgraded(node, now(), "already at " + done.version());
     } catch (ChildWorkflowFailure e) {
       if (ChildOutcomes.stoodDown(e)) {
-        book.requeue(node, why);
-        log.info("{} stood down before its turn ({}): back in the queue", node, why);
+        requeue(node, why);
       } else {
         ChildOutcomes.recordFailure(book, node, childId, e);
       }
+    } catch (CanceledFailure e) {
+      // Cancelled before the child was even started: nothing ran.
+      requeue(node, why);
     }
+  }
+
+  private void requeue(String node, String why) {
+    book.requeue(node, why);
+    log.info("{} stood down before its turn ({}): back in the queue", node, why);
   }
 
   /** Waits for the child to end, whatever the run's own cancellation. */
