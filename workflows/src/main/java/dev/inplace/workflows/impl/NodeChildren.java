@@ -153,9 +153,13 @@ final class NodeChildren {
    * down before its turn goes back to the queue with nothing changed. Unmarks in every case.
    */
   private void runNodeAhead(MachineInfo machine, String childId) {
-    String node = machine.nodeName();
+    nodeThread(machine.nodeName(), () -> upgradeMarkedAhead(machine, childId));
+  }
+
+  /** Runs a node's thread body: a bug goes to the main thread; the thread's end is always noted. */
+  private void nodeThread(String node, Runnable body) {
     try {
-      upgradeMarkedAhead(machine, childId);
+      body.run();
     } catch (CanceledFailure e) {
       // The main thread handles the run's cancellation; this node's outcome is already recorded.
     } catch (RuntimeException e) {
@@ -189,19 +193,9 @@ final class NodeChildren {
         child.permit();
         book.note(node, "upgrading: NodeUpgrade " + childId);
       }
-      NodeUpgradeResult done = result.get();
-      book.upgraded(node, now(), done.alreadyAtTarget()
-          ? "already at " + done.version()
-          : "upgraded " + done.previousVersion() + " -> " + done.version());
-      log.info("{} upgraded to {}", node, done.version());
+      recordUpgraded(node, result.get());
     } catch (ActivityFailure e) {
-      if (Failures.isCancellation(e)) {
-        book.failed(node, now(), NodePhase.FAILED, null, UpgradeFailures.CANCELLED, "cancelled before it started; nothing was changed");
-      } else {
-        book.failed(node, now(), NodePhase.FAILED, null, Failures.typeOf(e, UpgradeFailures.KUBERNETES_API_ERROR),
-            "could not mark Machine " + machine.name() + " as upgrading: " + Failures.describe(e)
-                + "; nothing was changed on " + node);
-      }
+      recordMarkFailure(machine, e);
     } catch (ChildWorkflowFailure e) {
       ChildOutcomes.recordFailure(book, node, childId, e);
     } catch (CanceledFailure e) {
@@ -214,12 +208,7 @@ final class NodeChildren {
                 + node);
       }
     } finally {
-      threads.unmarking(node);
-      try {
-        unmark(machine);
-      } finally {
-        threads.unmarked(node);
-      }
+      release(machine);
     }
   }
 
@@ -235,13 +224,7 @@ final class NodeChildren {
     } catch (ActivityFailure e) {
       scope.cancel();
       awaitEnd(result);
-      if (Failures.isCancellation(e)) {
-        book.failed(node, now(), NodePhase.FAILED, null, UpgradeFailures.CANCELLED, "cancelled before it started; nothing was changed");
-      } else {
-        book.failed(node, now(), NodePhase.FAILED, UpgradeStep.PREFLIGHT,
-            Failures.typeOf(e, UpgradeFailures.CONTROL_PLANE_UNHEALTHY),
-            "health gate before " + node + " failed: " + Failures.describe(e) + "; nothing was changed on " + node);
-      }
+      recordGateFailure(node, e);
       return false;
     }
   }
@@ -283,27 +266,57 @@ final class NodeChildren {
 
   /** One node's thread: gate, mark, child, unmark. Records the outcome in the book. */
   private void runNode(MachineInfo machine, String childId) {
-    String node = machine.nodeName();
-    try {
+    nodeThread(machine.nodeName(), () -> {
       try {
         gate.accept(machine);
       } catch (ActivityFailure e) {
-        if (Failures.isCancellation(e)) {
-          book.failed(node, now(), NodePhase.FAILED, null, UpgradeFailures.CANCELLED, "cancelled before it started; nothing was changed");
-        } else {
-          book.failed(node, now(), NodePhase.FAILED, UpgradeStep.PREFLIGHT,
-              Failures.typeOf(e, UpgradeFailures.CONTROL_PLANE_UNHEALTHY),
-              "health gate before " + node + " failed: " + Failures.describe(e) + "; nothing was changed on " + node);
-        }
+        recordGateFailure(machine.nodeName(), e);
         return;
       }
       upgradeMarked(machine, childId);
-    } catch (CanceledFailure e) {
-      // The main thread handles the run's cancellation; this node's outcome is already recorded.
-    } catch (RuntimeException e) {
-      threads.failed(e);
+    });
+  }
+
+  /** The gate before a node failed: the node fails with nothing changed on it. */
+  private void recordGateFailure(String node, ActivityFailure e) {
+    if (Failures.isCancellation(e)) {
+      book.failed(node, now(), NodePhase.FAILED, null, UpgradeFailures.CANCELLED, "cancelled before it started; nothing was changed");
+    } else {
+      book.failed(node, now(), NodePhase.FAILED, UpgradeStep.PREFLIGHT,
+          Failures.typeOf(e, UpgradeFailures.CONTROL_PLANE_UNHEALTHY),
+          "health gate before " + node + " failed: " + Failures.describe(e) + "; nothing was changed on " + node);
+    }
+  }
+
+  /** The Machine's mark could not be set: the node fails with nothing changed on it. */
+  private void recordMarkFailure(MachineInfo machine, ActivityFailure e) {
+    String node = machine.nodeName();
+    if (Failures.isCancellation(e)) {
+      book.failed(node, now(), NodePhase.FAILED, null, UpgradeFailures.CANCELLED, "cancelled before it started; nothing was changed");
+    } else {
+      book.failed(node, now(), NodePhase.FAILED, null, Failures.typeOf(e, UpgradeFailures.KUBERNETES_API_ERROR),
+          "could not mark Machine " + machine.name() + " as upgrading: " + Failures.describe(e)
+              + "; nothing was changed on " + node);
+    }
+  }
+
+  private void recordUpgraded(String node, NodeUpgradeResult result) {
+    book.upgraded(node, now(), result.alreadyAtTarget()
+        ? "already at " + result.version()
+        : "upgraded " + result.previousVersion() + " -> " + result.version());
+    log.info("{} upgraded to {}", node, result.version());
+  }
+
+  /**
+   * The node is done: frees its window slot first, so the next node starts while this Machine is
+   * unmarked, instead of one activity round trip later; then unmarks it.
+   */
+  private void release(MachineInfo machine) {
+    threads.unmarking(machine.nodeName());
+    try {
+      unmark(machine);
     } finally {
-      threads.ended(node);
+      threads.unmarked(machine.nodeName());
     }
   }
 
@@ -313,33 +326,16 @@ final class NodeChildren {
       machineMarks.markMachineUpgrading(new MachineMarkRequest(cluster.namespace(), machine.name(), true, markOwner));
       book.note(node, "upgrading: NodeUpgrade " + childId);
       NodeUpgradeRequest request = requests.apply(machine);
-      NodeUpgradeResult result = child(machine, childId, request).upgrade(request);
-      book.upgraded(node, now(), result.alreadyAtTarget()
-          ? "already at " + result.version()
-          : "upgraded " + result.previousVersion() + " -> " + result.version());
-      log.info("{} upgraded to {}", node, result.version());
+      recordUpgraded(node, child(machine, childId, request).upgrade(request));
     } catch (ActivityFailure e) {
-      if (Failures.isCancellation(e)) {
-        book.failed(node, now(), NodePhase.FAILED, null, UpgradeFailures.CANCELLED, "cancelled before it started; nothing was changed");
-      } else {
-        book.failed(node, now(), NodePhase.FAILED, null, Failures.typeOf(e, UpgradeFailures.KUBERNETES_API_ERROR),
-            "could not mark Machine " + machine.name() + " as upgrading: " + Failures.describe(e)
-                + "; nothing was changed on " + node);
-      }
+      recordMarkFailure(machine, e);
     } catch (ChildWorkflowFailure e) {
       ChildOutcomes.recordFailure(book, node, childId, e);
     } catch (CanceledFailure e) {
       book.failed(node, now(), NodePhase.ROLLED_BACK, null, UpgradeFailures.CANCELLED,
           "cancelled with the run; NodeUpgrade " + childId + " puts the node back (see its result)");
     } finally {
-      // The node is done: free its window slot now, so the next node starts while this Machine is
-      // unmarked, instead of one activity round trip later.
-      threads.unmarking(node);
-      try {
-        unmark(machine);
-      } finally {
-        threads.unmarked(node);
-      }
+      release(machine);
     }
   }
 
