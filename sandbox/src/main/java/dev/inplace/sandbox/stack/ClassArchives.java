@@ -16,8 +16,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Class data sharing for the stack's JVMs: one AppCDS archive per kind of process (worker, temporal,
- * estate) and classpath, written by the first process of that kind that stops cleanly
+ * Class data sharing for the stack's JVMs: one AppCDS archive per kind of process (worker, temporal;
+ * not the estate, see {@link #ARCHIVED_KINDS}) and classpath, written by the first process of that kind that stops cleanly
  * ({@code -XX:ArchiveClassesAtExit}) and mapped by every later one ({@code -XX:SharedArchiveFile}). A
  * JVM that maps its archive neither parses nor verifies the classes in it again: a worker reaches
  * its task queue in about half the time and CPU (docs/benchmarks.md), which is what a worker killed
@@ -63,9 +63,21 @@ final class ClassArchives {
     return dir != null;
   }
 
-  /** The archive of {@code kind}'s processes, whether written yet or not; empty when off. */
+  /**
+   * The kinds of process that get an archive. Not the estate: JDK 17.0.15's dynamic archive crashed
+   * it (SIGSEGV in {@code SystemDictionary::load_shared_lambda_proxy_class}, a lambda of fabric8's
+   * {@code KubernetesClientException$RequestMetadata.from} loaded from the archive) in every one of
+   * five benchmark runs that mapped an estate archive and met an API error in the estate, leaving
+   * the run waiting on a dead cluster (docs/local-stack.md). Its start-up is not what a killed
+   * worker waits for, so it does without.
+   */
+  static final java.util.Set<String> ARCHIVED_KINDS = java.util.Set.of("worker", "temporal");
+
+  /** The archive of {@code kind}'s processes, whether written yet or not; empty when off or for a kind without. */
   Optional<Path> archive(String kind) {
-    return enabled() ? Optional.of(dir.resolve(kind + "-" + key + ".jsa")) : Optional.empty();
+    return enabled() && ARCHIVED_KINDS.contains(kind)
+        ? Optional.of(dir.resolve(kind + "-" + key + ".jsa"))
+        : Optional.empty();
   }
 
   /** Whether the processes of {@code kind} still lack their archive (false when off). */

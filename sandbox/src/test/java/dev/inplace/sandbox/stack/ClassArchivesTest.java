@@ -41,7 +41,17 @@ class ClassArchivesTest {
     assertEquals("what the JVM wrote at exit", Files.readString(archive));
     assertEquals(List.of("-XX:SharedArchiveFile=" + archive), archives.options(layout, "worker-2"));
     assertFalse(Files.exists(layout.pendingArchive("worker-1")));
-    assertTrue(archives.missing("estate"), "each kind of process has its own archive");
+    assertTrue(archives.missing("temporal"), "each kind of process has its own archive");
+  }
+
+  @Test
+  void theEstateRunsWithoutAnArchiveSinceJdk17CrashedItLoadingALambdaFromOne() throws Exception {
+    ClassArchives archives = ClassArchives.in(dir.resolve("cds"), classpath());
+    StackLayout layout = new StackLayout(dir.resolve("stack"));
+
+    assertEquals(List.of(), archives.options(layout, StackLayout.ESTATE));
+    assertFalse(archives.missing("estate"), "nothing to write for the estate");
+    assertFalse(Files.exists(layout.pendingArchive(StackLayout.ESTATE)));
   }
 
   @Test
