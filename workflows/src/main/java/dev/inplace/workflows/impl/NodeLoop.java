@@ -228,7 +228,7 @@ final class NodeLoop {
   private boolean mayStartWithTurn() {
     return !stoppingForHistory
         && !held()
-        && book.nextPending().isPresent()
+        && nextPendingIsFree()
         && threads.waitingNodes().isEmpty()
         && threads.turnsTaken() < rules.window();
   }
@@ -237,8 +237,16 @@ final class NodeLoop {
   private boolean mayPrepareMore() {
     return !stoppingForHistory
         && !held()
-        && book.nextPending().isPresent()
+        && nextPendingIsFree()
         && threads.running() < rules.window() + lookAhead();
+  }
+
+  /**
+   * There is a next node, and no thread of its own is left from before (a node stood down goes back
+   * to the queue while its thread unmarks it; its end wakes the loop).
+   */
+  private boolean nextPendingIsFree() {
+    return book.nextPending().filter(node -> !threads.alive(node)).isPresent();
   }
 
   /** How many nodes beyond the window are prepared: a window's worth, at most {@link #MAX_PREPARED_AHEAD}. */

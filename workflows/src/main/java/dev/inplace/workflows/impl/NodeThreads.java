@@ -95,6 +95,15 @@ final class NodeThreads {
     }
   }
 
+  /**
+   * Whether the node still has a thread (running or unmarking): a node stood down and put back in
+   * the queue must not start again before its old thread has ended, or the two threads' ends would
+   * be counted as one.
+   */
+  boolean alive(String node) {
+    return running.contains(node) || unmarking.contains(node);
+  }
+
   int running() {
     return running.size();
   }
