@@ -26,6 +26,7 @@ public final class EmbeddedTemporal {
   public static TemporalConnection start(Scope metrics) {
     // lockTimeSkipping=true: timers run in real time, as on a real server.
     TestServer.InProcessTestServer server = TestServer.createServer(true);
+    TestServerLockLog.install(server);
     WorkflowServiceStubsOptions.Builder options =
         WorkflowServiceStubsOptions.newBuilder().setChannel(server.getChannel());
     if (metrics != null) {

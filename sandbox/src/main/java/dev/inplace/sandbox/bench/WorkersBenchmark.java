@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inplace.client.UpgradeRuns;
 import dev.inplace.client.TemporalConnection;
 import dev.inplace.sandbox.EmbeddedTemporal;
+import dev.inplace.sandbox.demo.DemoTimeline;
 import dev.inplace.workflows.api.Artifact;
 import dev.inplace.workflows.api.ArtifactKind;
 import dev.inplace.workflows.api.ClusterRef;
@@ -27,6 +28,7 @@ import io.temporal.client.WorkflowStub;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -85,6 +87,12 @@ public final class WorkersBenchmark {
       factory.shutdown();
 
       String parentId = WorkflowIds.workersUpgrade(cluster.namespace(), cluster.name(), BenchEstate.POOL, TO);
+      String timeline = System.getenv(DemoTimeline.ENV);
+      if (timeline != null && !timeline.isBlank()) {
+        // The parent's last run as a timeline (seconds since the timed part started; docs/benchmarks.md).
+        long zeroMillis = System.currentTimeMillis() - (System.nanoTime() - start) / 1_000_000;
+        DemoTimeline.write(Path.of(timeline), client, List.of(parentId), zeroMillis);
+      }
       int maxEvents = parentChainMaxEvents(client, parentId);
       for (int i = 0; i < nodes; i++) {
         maxEvents = Math.max(maxEvents,

@@ -1,5 +1,6 @@
 package dev.inplace.sandbox.stack;
 
+import dev.inplace.sandbox.TestServerLockLog;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.temporal.internal.testservice.GRPCServerHelper;
@@ -25,6 +26,7 @@ public final class TemporalServerMain {
     int port = Integer.parseInt(args[0]);
     // lockTimeSkipping=true: timers run in real time, as on a real server.
     TestServicesStarter services = new TestServicesStarter(true, 0);
+    TestServerLockLog.install(services);
     NettyServerBuilder builder =
         NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
     GRPCServerHelper.registerServicesAndHealthChecks(services.getServices(), builder);
