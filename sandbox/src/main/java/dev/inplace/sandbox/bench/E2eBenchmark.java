@@ -1,10 +1,6 @@
 package dev.inplace.sandbox.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.inplace.activities.ssh.HostConnection;
-import dev.inplace.activities.ssh.SshClientOptions;
-import dev.inplace.activities.ssh.SshConnector;
-import dev.inplace.activities.support.KubernetesSecretSource;
 import dev.inplace.client.UpgradeRuns;
 import dev.inplace.sandbox.demo.DemoTimeline;
 import dev.inplace.sandbox.estate.Estate;
@@ -17,7 +13,6 @@ import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow.ControlPlaneUpgrade
 import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.DrainOptions;
 import dev.inplace.workflows.api.FailurePolicy;
-import dev.inplace.workflows.api.HostAccess;
 import dev.inplace.workflows.api.NodePhase;
 import dev.inplace.workflows.api.NodeProgress;
 import dev.inplace.workflows.api.NodeRole;
@@ -36,7 +31,6 @@ import io.temporal.client.WorkflowStub;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -50,8 +44,9 @@ import java.util.Map;
  * process (the local stack: Temporal's test server, the estate, one worker), so its CPU and peak RSS
  * are its own. The control plane (one node) is upgraded first, untimed: it warms the worker up and
  * workers must not be newer than it. Then the WorkersUpgrade of {@code --nodes} workers with a window
- * of {@code --max-unavailable} is timed. Before it, one plain {@code scp} of the artifact to a node
- * gives the link rate, and the product's SFTP upload of the same file to the same sshd its own rate.
+ * of {@code --max-unavailable} is timed. Before it, {@link LinkProbe} times plain {@code scp} of the
+ * artifact to a node (the link rate) and the product's SFTP upload of the same file to the same sshd,
+ * three alternating rounds each way.
  */
 public final class E2eBenchmark {
   public static final String USAGE =
@@ -66,8 +61,6 @@ public final class E2eBenchmark {
       Runs the local stack (worker in its own process) in a temporary directory; needs its fixed
       loopback ports (run under flock /tmp/inplace-it.lock). The last line printed is one JSON object.
       """;
-
-  private static final String REMOTE_PROBE = "/inplace-bench-link.bin";
 
   private E2eBenchmark() {}
 
@@ -185,7 +178,7 @@ public final class E2eBenchmark {
         Estate.EstateNode probe = estate.nodes().stream().filter(n -> n.role() == NodeRole.WORKER).findFirst()
             .orElseThrow();
         Path artifact = layout.estateDir().resolve("artifacts").resolve(to).resolve("k3s");
-        double[] copies = linkRates(estate, layout, probe, artifact, out);
+        LinkProbe.Samples copies = new LinkProbe(estate, layout, probe, artifact).measure(out);
 
         out.println("upgrading the control plane (untimed warm-up)");
         ControlPlaneUpgradeWorkflow cp = UpgradeRuns.startControlPlane(
@@ -226,7 +219,7 @@ public final class E2eBenchmark {
         timeline(client, workers, progress, start);
         return E2eFigures.of(new E2eFigures.Measured(
             options.hosts(), options.nodes(), options.window(), options.binaryMiB(), options.restartSeconds(), upgraded,
-            wall, nodeWalls, nodeSpans, steps, cpu, rss, copies[0], copies[1]));
+            wall, nodeWalls, nodeSpans, steps, cpu, rss, copies.scpSeconds(), copies.sftpSeconds()));
       } finally {
         service.shutdownNow();
       }
@@ -248,59 +241,6 @@ public final class E2eBenchmark {
     progress.nodes().stream().map(NodeStatus::workflowId).filter(id -> id != null && !id.isEmpty()).forEach(ids::add);
     long zeroMillis = System.currentTimeMillis() - (System.nanoTime() - startNanos) / 1_000_000;
     DemoTimeline.write(Path.of(file), client, ids, zeroMillis);
-  }
-
-  /**
-   * Seconds for one plain {@code scp} and one upload by the product's SFTP client of the artifact to
-   * the same node, in this order; an untimed SFTP upload first warms the client's code up.
-   */
-  private static double[] linkRates(RemoteEstate estate, StackLayout layout, Estate.EstateNode node, Path artifact,
-      PrintStream out) throws IOException, InterruptedException {
-    Path ssh = layout.estateDir().resolve("ssh");
-    Path nodeRoot = layout.estateDir().resolve("hosts").resolve(node.name());
-    HostAccess host = new HostAccess(estate.cluster().namespace(), node.name(), node.address(), estate.ssh());
-    SshConnector connector = new SshConnector(new KubernetesSecretSource(estate.management()), SshClientOptions.defaults());
-    try {
-      sftp(connector, host, artifact);
-      long t0 = System.nanoTime();
-      List<String> scp = List.of("scp", "-q", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes",
-          "-o", "UserKnownHostsFile=" + ssh.resolve("known_hosts"), "-i", ssh.resolve("id_rsa").toString(),
-          "-P", Integer.toString(estate.ssh().port()), artifact.toString(),
-          estate.ssh().user() + "@" + node.address() + ":" + REMOTE_PROBE);
-      Process p = new ProcessBuilder(scp).redirectErrorStream(true).start();
-      String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (p.waitFor() != 0) {
-        throw new IllegalStateException("scp to " + node.name() + " failed: " + said.trim());
-      }
-      double scpSeconds = (System.nanoTime() - t0) / 1e9;
-      checkCopied(nodeRoot, artifact);
-      double sftpSeconds = sftp(connector, host, artifact);
-      checkCopied(nodeRoot, artifact);
-      out.printf("link to %s: scp %.3fs, SFTP (product) %.3fs for %d MiB%n", node.name(), scpSeconds, sftpSeconds,
-          Files.size(artifact) >> 20);
-      return new double[] {scpSeconds, sftpSeconds};
-    } finally {
-      connector.closeIdle();
-      Files.deleteIfExists(nodeRoot.resolve(REMOTE_PROBE.substring(1)));
-    }
-  }
-
-  /** One upload on a fresh connection (connect and authenticate included, as scp's time includes them). */
-  private static double sftp(SshConnector connector, HostAccess host, Path artifact) {
-    connector.closeIdle();
-    long t0 = System.nanoTime();
-    try (HostConnection connection = connector.open(host)) {
-      connection.upload(artifact, REMOTE_PROBE, 0, sent -> { });
-    }
-    return (System.nanoTime() - t0) / 1e9;
-  }
-
-  private static void checkCopied(Path nodeRoot, Path artifact) throws IOException {
-    Path copied = nodeRoot.resolve(REMOTE_PROBE.substring(1));
-    if (!Files.exists(copied) || Files.size(copied) != Files.size(artifact)) {
-      throw new IllegalStateException("the link probe did not land whole in " + copied);
-    }
-    Files.delete(copied);
   }
 
   private static String value(String flag, List<String> args, int i) {

@@ -8,10 +8,12 @@ import java.util.Map;
 
 /**
  * The figures of {@code ./inplace bench --e2e}, computed from what the run measured (no timing here):
- * the ideal is ceil(N/W) x (R + M/linkRate) with the link rate of one plain {@code scp} of the
- * artifact; a node's overhead is its wall time minus the transfer at that rate minus R. A node's wall
- * time is its time in the window: from its turn (a node prepared ahead has run its preflight and
- * stage before it) to its end; its span is from its preflight's start to its end.
+ * the ideal is ceil(N/W) x (R + M/linkRate) with the link rate of plain {@code scp} of the artifact
+ * (M over the median of its rounds' seconds); SFTP's rate is M over the median of its own rounds, and
+ * both sides' per-round seconds are reported as measured ({@link LinkProbe}). A node's overhead is
+ * its wall time minus the transfer at scp's rate minus R. A node's wall time is its time in the
+ * window: from its turn (a node prepared ahead has run its preflight and stage before it) to its end;
+ * its span is from its preflight's start to its end.
  */
 public record E2eFigures(
     String hosts,
@@ -32,7 +34,9 @@ public record E2eFigures(
     long workerPeakRssMiB,
     double scpMiBps,
     double sftpMiBps,
-    double sftpToScp) {
+    double sftpToScp,
+    List<Double> scpSeconds,
+    List<Double> sftpSeconds) {
 
   /** Median and 95th percentile (nearest rank). */
   public record Spread(double median, double p95) {}
@@ -51,15 +55,15 @@ public record E2eFigures(
       Map<String, List<Double>> stepSeconds,
       double workerCpuSeconds,
       long workerPeakRssKiB,
-      double scpSeconds,
-      double sftpSeconds) {}
+      List<Double> scpSeconds,
+      List<Double> sftpSeconds) {}
 
   public static E2eFigures of(Measured m) {
-    if (m.nodes() < 1 || m.window() < 1 || m.binaryMiB() < 1 || m.scpSeconds() <= 0 || m.sftpSeconds() <= 0) {
-      throw new IllegalArgumentException("nodes, window, size and both copy times must be positive");
+    if (m.nodes() < 1 || m.window() < 1 || m.binaryMiB() < 1) {
+      throw new IllegalArgumentException("nodes, window and size must be positive");
     }
-    double scpMiBps = m.binaryMiB() / m.scpSeconds();
-    double sftpMiBps = m.binaryMiB() / m.sftpSeconds();
+    double scpMiBps = m.binaryMiB() / copySeconds("scp", m.scpSeconds());
+    double sftpMiBps = m.binaryMiB() / copySeconds("SFTP", m.sftpSeconds());
     double perNodeIdeal = m.restartSeconds() + m.binaryMiB() / scpMiBps;
     double ideal = Math.ceil((double) m.nodes() / m.window()) * perNodeIdeal;
     List<Double> overheads = m.nodeWallSeconds().stream().map(w -> w - perNodeIdeal).toList();
@@ -70,7 +74,16 @@ public record E2eFigures(
         round(m.wallSeconds()), round(ideal), round(m.wallSeconds() / ideal),
         rounded(spread(overheads)), rounded(spread(m.nodeWallSeconds())), rounded(spread(m.nodeSpanSeconds())), steps,
         round(m.workerCpuSeconds()), round(m.workerCpuSeconds() / m.nodes()), m.workerPeakRssKiB() >> 10,
-        round(scpMiBps), round(sftpMiBps), round(sftpMiBps / scpMiBps));
+        round(scpMiBps), round(sftpMiBps), round(sftpMiBps / scpMiBps),
+        m.scpSeconds().stream().map(E2eFigures::round).toList(), m.sftpSeconds().stream().map(E2eFigures::round).toList());
+  }
+
+  /** The median of one side's copy times: at least one round, every time positive. */
+  private static double copySeconds(String side, List<Double> rounds) {
+    if (rounds.isEmpty() || rounds.stream().anyMatch(s -> !(s > 0))) {
+      throw new IllegalArgumentException(side + " needs at least one copy and every copy time positive: " + rounds);
+    }
+    return spread(rounds).median();
   }
 
   /** Median (mean of the middle two for an even count) and nearest-rank p95; zeros for no values. */

@@ -2,16 +2,23 @@ package dev.inplace.sandbox.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class E2eFiguresTest {
   private static E2eFigures.Measured measured(List<Double> nodeWalls, double wall) {
-    // 16 MiB by scp in 0.5 s: 32 MiB/s; SFTP in 0.625 s: 25.6 MiB/s.
+    // 16 MiB by scp in 0.5 s: 32 MiB/s; SFTP in 0.625 s: 25.6 MiB/s (the medians of three rounds).
+    return measured(nodeWalls, wall, List.of(0.5, 1.5, 0.25), List.of(0.1, 0.625, 3.0));
+  }
+
+  private static E2eFigures.Measured measured(List<Double> nodeWalls, double wall, List<Double> scp, List<Double> sftp) {
     return new E2eFigures.Measured("openssh", 20, 5, 16, 2.0, nodeWalls.size(), wall, nodeWalls,
-        nodeWalls.stream().map(w -> w + 1.0).toList(), Map.of("stage", List.of(0.7, 0.5, 0.6)), 12.0, 300 * 1024 + 512, 0.5, 0.625);
+        nodeWalls.stream().map(w -> w + 1.0).toList(), Map.of("stage", List.of(0.7, 0.5, 0.6)), 12.0, 300 * 1024 + 512,
+        scp, sftp);
   }
 
   @Test
@@ -25,7 +32,7 @@ class E2eFiguresTest {
   @Test
   void idealRoundsPartialWavesUp() {
     E2eFigures f = E2eFigures.of(new E2eFigures.Measured("mina", 21, 5, 16, 2.0, 21, 20, List.of(), List.of(), Map.of(),
-        0, 0, 0.5, 0.5));
+        0, 0, List.of(0.5), List.of(0.5)));
     assertEquals(5 * 2.5, f.idealSeconds());
   }
 
@@ -73,9 +80,48 @@ class E2eFiguresTest {
   }
 
   @Test
+  void eachSideIsTheMedianOfItsRoundsNotTheirMean() {
+    // scp: 0.4, 0.5, 4.0 -> 0.5 s (mean 1.63); SFTP: 0.5, 0.4, 0.45 -> 0.45 s (one slow scp round moves nothing).
+    E2eFigures f = E2eFigures.of(measured(List.of(3.0), 15.0, List.of(4.0, 0.4, 0.5), List.of(0.5, 0.4, 0.45)));
+    assertEquals(32.0, f.scpMiBps());
+    assertEquals(35.556, f.sftpMiBps()); // 16 / 0.45
+    assertEquals(1.111, f.sftpToScp()); // 0.5 / 0.45
+    assertEquals(4 * (2.0 + 0.5), f.idealSeconds()); // the ideal's link rate is scp's median
+  }
+
+  @Test
+  void anEvenNumberOfRoundsTakesTheMeanOfTheMiddleTwo() {
+    E2eFigures f = E2eFigures.of(measured(List.of(3.0), 15.0, List.of(0.25, 1.0, 0.75, 9.0), List.of(0.5, 0.5)));
+    assertEquals(18.286, f.scpMiBps()); // 16 / 0.875
+    assertEquals(32.0, f.sftpMiBps());
+  }
+
+  @Test
+  void theRoundsAreReportedInTheirOrderAsMeasured() throws Exception {
+    E2eFigures f = E2eFigures.of(measured(List.of(3.0), 15.0, List.of(0.9004, 0.4, 0.5), List.of(0.5, 0.61249, 0.45)));
+    assertEquals(List.of(0.9, 0.4, 0.5), f.scpSeconds());
+    assertEquals(List.of(0.5, 0.612, 0.45), f.sftpSeconds());
+    String json = new ObjectMapper().writeValueAsString(f);
+    assertTrue(json.contains("\"scpMiBps\":32.0,\"sftpMiBps\":32.0,\"sftpToScp\":1.0,"
+        + "\"scpSeconds\":[0.9,0.4,0.5],\"sftpSeconds\":[0.5,0.612,0.45]}"), json);
+  }
+
+  @Test
+  void theRoundsAlternateWhichCopyGoesFirst() {
+    assertEquals(3, LinkProbe.ROUNDS);
+    assertEquals(List.of(true, false, true), List.of(LinkProbe.scpFirst(0), LinkProbe.scpFirst(1), LinkProbe.scpFirst(2)));
+  }
+
+  @Test
   void refusesACopyThatTookNoTime() {
-    assertThrows(IllegalArgumentException.class, () -> E2eFigures.of(new E2eFigures.Measured(
-        "mina", 1, 1, 16, 2, 1, 1, List.of(1.0), List.of(1.0), Map.of(), 0, 0, 0, 1)));
+    assertThrows(IllegalArgumentException.class, () -> E2eFigures.of(measured(List.of(1.0), 1, List.of(0.0), List.of(1.0))));
+    assertThrows(IllegalArgumentException.class,
+        () -> E2eFigures.of(measured(List.of(1.0), 1, List.of(0.5, 0.5, 0.5), List.of(0.5, 0.0, 0.5))));
+  }
+
+  @Test
+  void refusesASideWithoutRounds() {
+    assertThrows(IllegalArgumentException.class, () -> E2eFigures.of(measured(List.of(1.0), 1, List.of(0.5), List.of())));
   }
 
   @Test
