@@ -74,6 +74,8 @@ class InplaceCliTest {
     @Override public void validateRetryNode(String node) {}
     @Override public String skipNode(String node) { skipped.add(node); return "skipped " + node; }
     @Override public void validateSkipNode(String node) {}
+    /** The CLI never sends it: children do. */
+    public void nodeStaged(String node) {}
 
     @Override
     public UpgradeProgress progress() {

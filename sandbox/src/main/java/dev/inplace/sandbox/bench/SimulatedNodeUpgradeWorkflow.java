@@ -1,10 +1,12 @@
 package dev.inplace.sandbox.bench;
 
+import dev.inplace.workflows.api.ChildReports;
 import dev.inplace.workflows.api.NodePhase;
 import dev.inplace.workflows.api.NodeProgress;
 import dev.inplace.workflows.api.NodeUpgradeRequest;
 import dev.inplace.workflows.api.NodeUpgradeResult;
 import dev.inplace.workflows.api.NodeUpgradeWorkflow;
+import io.temporal.workflow.Async;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.List;
@@ -13,7 +15,8 @@ import java.util.List;
  * The benchmark's stand-in for a node's upgrade: a durable timer of fixed length. It isolates what
  * the benchmark measures (the parent's scheduling, history size and continue-as-new) from SSH and
  * API-server speed. A child asked to wait for its parent's permit (a parent that prepares ahead)
- * prepares in no time, waits for the permit, then takes its time. Never registered by the product's
+ * prepares in no time, waits for the permit, then takes its time; one asked to report staging
+ * tells its parent at once. Never registered by the product's
  * worker.
  */
 public class SimulatedNodeUpgradeWorkflow implements NodeUpgradeWorkflow {
@@ -32,6 +35,11 @@ public class SimulatedNodeUpgradeWorkflow implements NodeUpgradeWorkflow {
     phase = NodePhase.UPGRADING;
     if (request.awaitPermit()) {
       Workflow.await(() -> permitted);
+    }
+    if (request.reportStaged()) {
+      // Stages in no time too; tells the parent as the real saga does, without waiting for it.
+      Workflow.getInfo().getParentWorkflowId().ifPresent(parent -> Async.procedure(() ->
+          Workflow.newUntypedExternalWorkflowStub(parent).signal(ChildReports.NODE_STAGED, node)));
     }
     Workflow.sleep(perNode);
     phase = NodePhase.UPGRADED;

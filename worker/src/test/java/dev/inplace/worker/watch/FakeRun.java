@@ -151,6 +151,9 @@ abstract class FakeRun implements UpgradeControls {
     return paused ? RunPhase.PAUSED : RunPhase.UPGRADING;
   }
 
+  /** These fake runs have no children to hear from. */
+  public void nodeStaged(String node) {}
+
   @Override
   public UpgradeProgress progress() {
     return new UpgradeProgress(

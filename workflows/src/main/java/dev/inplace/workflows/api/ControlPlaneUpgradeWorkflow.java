@@ -11,7 +11,7 @@ import java.util.List;
  * end records the version on the control-plane object. ID: {@link WorkflowIds#controlPlaneUpgrade}.
  */
 @WorkflowInterface
-public interface ControlPlaneUpgradeWorkflow extends UpgradeControls {
+public interface ControlPlaneUpgradeWorkflow extends UpgradeControls, ChildReports {
 
   @WorkflowMethod
   ControlPlaneUpgradeResult upgrade(ControlPlaneUpgradeRequest request);

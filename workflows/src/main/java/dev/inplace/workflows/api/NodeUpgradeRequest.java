@@ -26,6 +26,11 @@ import java.util.List;
  *     signal before it cordons, and looks at its Node again when the permit comes: set by a parent
  *     run that prepares nodes ahead of its window (from change {@code parent-prepares-ahead} on);
  *     false for runs started directly, and in requests of runs started before the field existed
+ * @param reportStaged once its artifacts are staged, the run signals its parent run {@link
+ *     ChildReports#nodeStaged}: set by a parent that prepares nodes ahead (from change {@code
+ *     parent-prepares-after-staged} on) on the nodes that start with their turn, so it prepares
+ *     the next nodes only once these have staged; false everywhere else, and in requests of runs
+ *     started before the field existed
  */
 public record NodeUpgradeRequest(
     NodeTarget node,
@@ -40,7 +45,27 @@ public record NodeUpgradeRequest(
     String arch,
     boolean firstControlPlane,
     boolean markMachine,
-    boolean awaitPermit) {
+    boolean awaitPermit,
+    boolean reportStaged) {
+
+  /** A request that reports nothing to a parent. */
+  public NodeUpgradeRequest(
+      NodeTarget node,
+      Distribution distribution,
+      String targetVersion,
+      List<Artifact> artifacts,
+      HostProfile profile,
+      SshSettings ssh,
+      DrainOptions drain,
+      long readyTimeoutSeconds,
+      long minFreeBytes,
+      String arch,
+      boolean firstControlPlane,
+      boolean markMachine,
+      boolean awaitPermit) {
+    this(node, distribution, targetVersion, artifacts, profile, ssh, drain, readyTimeoutSeconds, minFreeBytes, arch,
+        firstControlPlane, markMachine, awaitPermit, false);
+  }
 
   /** A request that does not wait for a permit. */
   public NodeUpgradeRequest(
@@ -123,21 +148,28 @@ public record NodeUpgradeRequest(
   public NodeUpgradeRequest withFirstControlPlane(boolean first) {
     return new NodeUpgradeRequest(
         node, distribution, targetVersion, artifacts, profile, ssh, drain, readyTimeoutSeconds, minFreeBytes, arch,
-        first, markMachine, awaitPermit);
+        first, markMachine, awaitPermit, reportStaged);
   }
 
   /** This request, with the run marking its own Machine (or not). */
   public NodeUpgradeRequest withMarkMachine(boolean mark) {
     return new NodeUpgradeRequest(
         node, distribution, targetVersion, artifacts, profile, ssh, drain, readyTimeoutSeconds, minFreeBytes, arch,
-        firstControlPlane, mark, awaitPermit);
+        firstControlPlane, mark, awaitPermit, reportStaged);
   }
 
   /** This request, waiting (or not) for its parent's permit before it cordons. */
   public NodeUpgradeRequest withAwaitPermit(boolean await) {
     return new NodeUpgradeRequest(
         node, distribution, targetVersion, artifacts, profile, ssh, drain, readyTimeoutSeconds, minFreeBytes, arch,
-        firstControlPlane, markMachine, await);
+        firstControlPlane, markMachine, await, reportStaged);
+  }
+
+  /** This request, telling its parent (or not) once its artifacts are staged. */
+  public NodeUpgradeRequest withReportStaged(boolean report) {
+    return new NodeUpgradeRequest(
+        node, distribution, targetVersion, artifacts, profile, ssh, drain, readyTimeoutSeconds, minFreeBytes, arch,
+        firstControlPlane, markMachine, awaitPermit, report);
   }
 
   public String serviceName() {

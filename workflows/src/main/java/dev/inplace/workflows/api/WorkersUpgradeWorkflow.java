@@ -11,7 +11,7 @@ import java.util.List;
  * current MachineSet and the MachineDeployment, paused. ID: {@link WorkflowIds#workersUpgrade}.
  */
 @WorkflowInterface
-public interface WorkersUpgradeWorkflow extends UpgradeControls {
+public interface WorkersUpgradeWorkflow extends UpgradeControls, ChildReports {
 
   @WorkflowMethod
   WorkersUpgradeResult upgrade(WorkersUpgradeRequest request);

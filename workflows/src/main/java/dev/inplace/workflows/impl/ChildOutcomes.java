@@ -1,17 +1,23 @@
 package dev.inplace.workflows.impl;
 
+import dev.inplace.workflows.api.MachineInfo;
 import dev.inplace.workflows.api.NodeFailure;
 import dev.inplace.workflows.api.NodePhase;
+import dev.inplace.workflows.api.UpgradeStep;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.common.converter.DataConverterException;
+import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.failure.ChildWorkflowFailure;
 import io.temporal.workflow.Workflow;
 import org.slf4j.Logger;
 
-/** How a parent run reads the end of a NodeUpgrade child that failed, and records it in its book. */
+/**
+ * How a parent run reads the end of a NodeUpgrade child that failed, and records it in its book;
+ * also a node that failed before its child started (its gate, its Machine's mark).
+ */
 final class ChildOutcomes {
   private static final Logger log = Workflow.getLogger(ChildOutcomes.class);
 
@@ -59,5 +65,30 @@ final class ChildOutcomes {
     Throwable cause = e.getCause();
     return cause instanceof CanceledFailure
         || cause instanceof ApplicationFailure app && UpgradeFailures.CANCELLED.equals(app.getType());
+  }
+
+  /** The gate before a node failed: the node fails with nothing changed on it. */
+  static void recordGateFailure(NodeBook book, String node, ActivityFailure e) {
+    if (Failures.isCancellation(e)) {
+      book.failed(node, Workflow.currentTimeMillis(), NodePhase.FAILED, null, UpgradeFailures.CANCELLED,
+          "cancelled before it started; nothing was changed");
+    } else {
+      book.failed(node, Workflow.currentTimeMillis(), NodePhase.FAILED, UpgradeStep.PREFLIGHT,
+          Failures.typeOf(e, UpgradeFailures.CONTROL_PLANE_UNHEALTHY),
+          "health gate before " + node + " failed: " + Failures.describe(e) + "; nothing was changed on " + node);
+    }
+  }
+
+  /** The Machine's mark could not be set: the node fails with nothing changed on it. */
+  static void recordMarkFailure(NodeBook book, MachineInfo machine, ActivityFailure e) {
+    String node = machine.nodeName();
+    if (Failures.isCancellation(e)) {
+      book.failed(node, Workflow.currentTimeMillis(), NodePhase.FAILED, null, UpgradeFailures.CANCELLED,
+          "cancelled before it started; nothing was changed");
+    } else {
+      book.failed(node, Workflow.currentTimeMillis(), NodePhase.FAILED, null, Failures.typeOf(e, UpgradeFailures.KUBERNETES_API_ERROR),
+          "could not mark Machine " + machine.name() + " as upgrading: " + Failures.describe(e)
+              + "; nothing was changed on " + node);
+    }
   }
 }

@@ -382,4 +382,5 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
   @Override public String skipNode(String node) { return controls.skipNode(node); }
   @Override public void validateSkipNode(String node) { controls.validateSkipNode(node); }
   @Override public UpgradeProgress progress() { return status.progress(); }
+  @Override public void nodeStaged(String node) { threads.staged(node); }
 }

@@ -10,7 +10,6 @@ import dev.inplace.workflows.api.NodeUpgradeResult;
 import dev.inplace.workflows.api.NodeUpgradeWorkflow;
 import dev.inplace.workflows.api.RunSearchAttributes;
 import dev.inplace.workflows.api.UpgradeProgress.RunPhase;
-import dev.inplace.workflows.api.UpgradeStep;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import dev.inplace.workflows.options.ActivityOptionsCatalog;
 import io.temporal.api.enums.v1.ParentClosePolicy;
@@ -68,6 +67,15 @@ final class NodeChildren {
    */
   static final String PREPARE_AHEAD_CHANGE = "parent-prepares-ahead";
 
+  /**
+   * Change ID: runs from this version on that prepare ahead start a node that takes its turn at
+   * once (no node waits) with {@code reportStaged}, and prepare no node ahead until each such node
+   * has said it is staged (or its thread has ended): at the start of a run the window's first nodes
+   * then stage alone, instead of sharing the links and the worker's CPU with as many nodes being
+   * prepared. Older runs prepare ahead from the first node on.
+   */
+  static final String PREPARE_AFTER_STAGED_CHANGE = "parent-prepares-after-staged";
+
   private final ClusterApiActivities localMachineMarks =
       Workflow.newLocalActivityStub(ClusterApiActivities.class, ActivityOptionsCatalog.machineMark());
   private final String kind;
@@ -81,6 +89,8 @@ final class NodeChildren {
   private final BooleanSupplier aheadAllowed;
   /** Whether this run prepares nodes ahead of their turn; set in begin. */
   private boolean preparesAhead;
+  /** Whether it prepares only once the nodes started with their turn have staged; set in begin. */
+  private boolean preparesAfterStaged;
   /** Marks Machines: a local activity, or the regular {@link #clusterApi} for older runs; set in begin. */
   private ClusterApiActivities machineMarks;
   /** The value of this run's marks (its workflow ID), or null for runs from before owners; set in begin. */
@@ -126,6 +136,8 @@ final class NodeChildren {
     describeChildren = Workflow.getVersion(CHILD_DESCRIPTIONS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     preparesAhead = Workflow.getVersion(PREPARE_AHEAD_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1
         && aheadAllowed.getAsBoolean();
+    preparesAfterStaged =
+        preparesAhead && Workflow.getVersion(PREPARE_AFTER_STAGED_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
   }
 
   /** Whether this run prepares nodes ahead of their turn (see {@link #PREPARE_AHEAD_CHANGE}). */
@@ -143,7 +155,12 @@ final class NodeChildren {
     if (preparesAhead && !threads.hasTurn(machine.nodeName())) {
       Async.procedure(() -> runNodeAhead(machine, childId));
     } else {
-      Async.procedure(() -> runNode(machine, childId));
+      boolean reportStaged = preparesAfterStaged;
+      if (reportStaged) {
+        // Before the loop looks again: it must not prepare the next node before this one has staged.
+        threads.awaitStaged(machine.nodeName());
+      }
+      Async.procedure(() -> runNode(machine, childId, reportStaged));
     }
   }
 
@@ -195,7 +212,7 @@ final class NodeChildren {
       }
       recordUpgraded(node, result.get());
     } catch (ActivityFailure e) {
-      recordMarkFailure(machine, e);
+      ChildOutcomes.recordMarkFailure(book, machine, e);
     } catch (ChildWorkflowFailure e) {
       ChildOutcomes.recordFailure(book, node, childId, e);
     } catch (CanceledFailure e) {
@@ -224,7 +241,7 @@ final class NodeChildren {
     } catch (ActivityFailure e) {
       scope.cancel();
       awaitEnd(result);
-      recordGateFailure(node, e);
+      ChildOutcomes.recordGateFailure(book, node, e);
       return false;
     }
   }
@@ -265,39 +282,16 @@ final class NodeChildren {
 
 
   /** One node's thread: gate, mark, child, unmark. Records the outcome in the book. */
-  private void runNode(MachineInfo machine, String childId) {
+  private void runNode(MachineInfo machine, String childId, boolean reportStaged) {
     nodeThread(machine.nodeName(), () -> {
       try {
         gate.accept(machine);
       } catch (ActivityFailure e) {
-        recordGateFailure(machine.nodeName(), e);
+        ChildOutcomes.recordGateFailure(book, machine.nodeName(), e);
         return;
       }
-      upgradeMarked(machine, childId);
+      upgradeMarked(machine, childId, reportStaged);
     });
-  }
-
-  /** The gate before a node failed: the node fails with nothing changed on it. */
-  private void recordGateFailure(String node, ActivityFailure e) {
-    if (Failures.isCancellation(e)) {
-      book.failed(node, now(), NodePhase.FAILED, null, UpgradeFailures.CANCELLED, "cancelled before it started; nothing was changed");
-    } else {
-      book.failed(node, now(), NodePhase.FAILED, UpgradeStep.PREFLIGHT,
-          Failures.typeOf(e, UpgradeFailures.CONTROL_PLANE_UNHEALTHY),
-          "health gate before " + node + " failed: " + Failures.describe(e) + "; nothing was changed on " + node);
-    }
-  }
-
-  /** The Machine's mark could not be set: the node fails with nothing changed on it. */
-  private void recordMarkFailure(MachineInfo machine, ActivityFailure e) {
-    String node = machine.nodeName();
-    if (Failures.isCancellation(e)) {
-      book.failed(node, now(), NodePhase.FAILED, null, UpgradeFailures.CANCELLED, "cancelled before it started; nothing was changed");
-    } else {
-      book.failed(node, now(), NodePhase.FAILED, null, Failures.typeOf(e, UpgradeFailures.KUBERNETES_API_ERROR),
-          "could not mark Machine " + machine.name() + " as upgrading: " + Failures.describe(e)
-              + "; nothing was changed on " + node);
-    }
   }
 
   private void recordUpgraded(String node, NodeUpgradeResult result) {
@@ -320,15 +314,17 @@ final class NodeChildren {
     }
   }
 
-  private void upgradeMarked(MachineInfo machine, String childId) {
+  private void upgradeMarked(MachineInfo machine, String childId, boolean reportStaged) {
     String node = machine.nodeName();
     try {
       machineMarks.markMachineUpgrading(new MachineMarkRequest(cluster.namespace(), machine.name(), true, markOwner));
       book.note(node, "upgrading: NodeUpgrade " + childId);
-      NodeUpgradeRequest request = requests.apply(machine);
+      NodeUpgradeRequest request = reportStaged
+          ? requests.apply(machine).withReportStaged(true)
+          : requests.apply(machine);
       recordUpgraded(node, child(machine, childId, request).upgrade(request));
     } catch (ActivityFailure e) {
-      recordMarkFailure(machine, e);
+      ChildOutcomes.recordMarkFailure(book, machine, e);
     } catch (ChildWorkflowFailure e) {
       ChildOutcomes.recordFailure(book, node, childId, e);
     } catch (CanceledFailure e) {

@@ -233,10 +233,15 @@ final class NodeLoop {
         && threads.turnsTaken() < rules.window();
   }
 
-  /** Up to a window's worth of nodes beyond the window (at most {@link #MAX_PREPARED_AHEAD}) are prepared ahead. */
+  /**
+   * Up to a window's worth of nodes beyond the window (at most {@link #MAX_PREPARED_AHEAD}) are
+   * prepared ahead, once the nodes that started with their turn have staged
+   * ({@link NodeChildren#PREPARE_AFTER_STAGED_CHANGE}).
+   */
   private boolean mayPrepareMore() {
     return !stoppingForHistory
         && !held()
+        && !threads.anyUnstaged()
         && nextPendingIsFree()
         && threads.running() < rules.window() + lookAhead();
   }

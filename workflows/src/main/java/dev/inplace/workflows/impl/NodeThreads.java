@@ -22,6 +22,8 @@ final class NodeThreads {
   private final Set<String> unmarking = new LinkedHashSet<>();
   /** Running nodes that hold a turn (a run that prepares ahead); the others wait for one. */
   private final Set<String> turns = new LinkedHashSet<>();
+  /** Running nodes started with their turn whose child has not yet said it is staged (see {@link #awaitStaged}). */
+  private final Set<String> unstaged = new LinkedHashSet<>();
   /** Waiting nodes the loop stands down, with why (paused, halted, aborted, skipped). */
   private final Map<String, String> standingDown = new LinkedHashMap<>();
   private boolean changed;
@@ -35,6 +37,7 @@ final class NodeThreads {
   void unmarking(String node) {
     running.remove(node);
     turns.remove(node);
+    unstaged.remove(node);
     standingDown.remove(node);
     unmarking.add(node);
     wake();
@@ -49,6 +52,7 @@ final class NodeThreads {
   void ended(String node) {
     running.remove(node);
     turns.remove(node);
+    unstaged.remove(node);
     standingDown.remove(node);
     wake();
   }
@@ -57,6 +61,26 @@ final class NodeThreads {
   void giveTurn(String node) {
     turns.add(node);
     wake();
+  }
+
+  /**
+   * The node started with its turn and its child will say when it is staged: until then (or until
+   * its thread ends) the loop prepares no node ahead, so the two uploads do not share the link.
+   */
+  void awaitStaged(String node) {
+    unstaged.add(node);
+  }
+
+  /** The node's child says it is staged; a node not waited for is ignored. */
+  void staged(String node) {
+    if (unstaged.remove(node)) {
+      wake();
+    }
+  }
+
+  /** Whether a node that started with its turn has not staged yet. */
+  boolean anyUnstaged() {
+    return !unstaged.isEmpty();
   }
 
   boolean hasTurn(String node) {

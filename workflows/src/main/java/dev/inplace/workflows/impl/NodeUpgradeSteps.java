@@ -52,21 +52,25 @@ final class NodeUpgradeSteps {
   private final NodePreflight.VersionMatch versionMatch;
   /** Whether the parent's permit has come; null when the run does not wait for one. */
   private final BooleanSupplier permit;
+  /** Tells the parent the node is staged; null when the run does not report it. */
+  private final Runnable staged;
 
   /**
    * {@code distributionSteps}: from node-upgrade-distribution-steps on (upgrade command, skew,
    * record); {@code versionMatch}: how the Node's version is held against the release; {@code
    * permit}: whether the parent's permit has come, null when the run does not wait for one
-   * (node-upgrade-waits-for-permit).
+   * (node-upgrade-waits-for-permit); {@code staged}: tells the parent the node is staged, null when
+   * the run does not (node-upgrade-reports-staged).
    */
   NodeUpgradeSteps(NodeStepLog steps, NodeActivityStubs stubs, NodeRollback rollback, boolean distributionSteps,
-      NodePreflight.VersionMatch versionMatch, BooleanSupplier permit) {
+      NodePreflight.VersionMatch versionMatch, BooleanSupplier permit, Runnable staged) {
     this.steps = steps;
     this.stubs = stubs;
     this.rollback = rollback;
     this.distributionSteps = distributionSteps;
     this.versionMatch = versionMatch;
     this.permit = permit;
+    this.staged = staged;
   }
 
   NodeUpgradeResult run(NodeUpgradeRequest request) {
@@ -122,6 +126,9 @@ final class NodeUpgradeSteps {
           () -> stubs.stager(NodeActivitySummaries.stage(request)).stageArtifacts(
               new StageRequest(host, request.profile(), request.artifacts(), request.distribution())),
           NodeStepResults::stage);
+      if (staged != null) {
+        staged.run();
+      }
       if (permit != null) {
         // Prepared ahead: the backup copies the current files aside, which no workload sees, so it
         // is done before the turn too; the turn then starts at cordon.

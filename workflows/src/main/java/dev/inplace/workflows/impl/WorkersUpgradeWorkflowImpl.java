@@ -298,4 +298,5 @@ public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
   @Override public String skipNode(String node) { return controls.skipNode(node); }
   @Override public void validateSkipNode(String node) { controls.validateSkipNode(node); }
   @Override public UpgradeProgress progress() { return status.progress(); }
+  @Override public void nodeStaged(String node) { threads.staged(node); }
 }

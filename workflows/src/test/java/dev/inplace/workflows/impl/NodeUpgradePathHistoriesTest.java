@@ -11,6 +11,7 @@ import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
 import static org.mockito.Mockito.withSettings;
 
+import dev.inplace.workflows.api.ChildReports;
 import dev.inplace.workflows.api.ClusterApiActivities;
 import dev.inplace.workflows.api.ClusterApiActivities.MachineMarkResult;
 import dev.inplace.workflows.api.ClusterApiActivities.MachineRecordResult;
@@ -36,6 +37,7 @@ import dev.inplace.workflows.failure.UpgradeFailures;
 import dev.inplace.workflows.testing.Fixtures;
 import dev.inplace.workflows.testing.HistoryFixtures;
 import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;
@@ -43,7 +45,12 @@ import io.temporal.client.WorkflowStub;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.TestWorkflowExtension;
 import io.temporal.worker.Worker;
+import io.temporal.workflow.ChildWorkflowOptions;
+import io.temporal.workflow.Workflow;
+import io.temporal.workflow.WorkflowInterface;
+import io.temporal.workflow.WorkflowMethod;
 import java.nio.file.Files;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -78,7 +85,7 @@ class NodeUpgradePathHistoriesTest {
   @RegisterExtension
   static final TestWorkflowExtension testWorkflow =
       TestWorkflowExtension.newBuilder()
-          .registerWorkflowImplementationTypes(NodeUpgradeWorkflowImpl.class)
+          .registerWorkflowImplementationTypes(NodeUpgradeWorkflowImpl.class, StagingParentImpl.class)
           .registerSearchAttribute("InplaceCluster", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
           .registerSearchAttribute("InplaceKind", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
           .registerSearchAttribute("InplaceTargetVersion", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
@@ -264,6 +271,74 @@ class NodeUpgradePathHistoriesTest {
     assertThrows(WorkflowFailedException.class,
         () -> WorkflowStub.fromTyped(stoodDown).getResult(60, TimeUnit.SECONDS, NodeUpgradeResult.class));
     record(env, "stood-down", "node-upgrade-path-stood-down.json");
+  }
+
+  /** The reported-staged path's fixture (node-upgrade-reports-staged), a child of {@link StagingParent}. */
+  static final String REPORTED_STAGED = "node-upgrade-path-reported-staged.json";
+
+  /** A parent that starts one NodeUpgrade asked to report staging and returns the nodes it was told were staged. */
+  @WorkflowInterface
+  public interface StagingParent extends ChildReports {
+    @WorkflowMethod
+    List<String> upgrade(NodeUpgradeRequest request, String childId);
+  }
+
+  public static class StagingParentImpl implements StagingParent {
+    private final List<String> staged = new ArrayList<>();
+
+    @Override
+    public List<String> upgrade(NodeUpgradeRequest request, String childId) {
+      Workflow.newChildWorkflowStub(NodeUpgradeWorkflow.class,
+              ChildWorkflowOptions.newBuilder().setWorkflowId(childId).build())
+          .upgrade(request.withReportStaged(true));
+      return staged;
+    }
+
+    @Override
+    public void nodeStaged(String node) {
+      staged.add(node);
+    }
+  }
+
+  private List<String> upgradeUnderStagingParent(TestWorkflowEnvironment env, Worker worker, String childId) {
+    worker.registerActivitiesImplementations(hosts, nodes, capi);
+    env.start();
+    StagingParent parent = env.getWorkflowClient().newWorkflowStub(StagingParent.class,
+        WorkflowOptions.newBuilder().setWorkflowId(childId + "-parent").setTaskQueue(worker.getTaskQueue()).build());
+    return parent.upgrade(request, childId);
+  }
+
+  @Test
+  void aRunAskedToReportStagingTellsItsParentAfterStagingAndBeforeItCordons(TestWorkflowEnvironment env, Worker worker) {
+    assertEquals(List.of("worker-1"), upgradeUnderStagingParent(env, worker, "reports-staged"));
+
+    List<String> events = new ArrayList<>();
+    for (HistoryEvent e : env.getWorkflowClient().fetchHistory("reports-staged").getEvents()) {
+      events.add(e.hasActivityTaskScheduledEventAttributes()
+          ? e.getActivityTaskScheduledEventAttributes().getActivityType().getName()
+          : e.getEventType().name());
+    }
+    int signalled = events.indexOf("EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED");
+    assertTrue(signalled > events.indexOf("StageArtifacts"), events.toString());
+    assertTrue(signalled < events.indexOf("CordonNode"), events.toString());
+    assertEquals(signalled, events.lastIndexOf("EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED"), "one signal");
+  }
+
+  @Test
+  void everyReportedStagedFixtureIsCommittedAndReplayed() throws Exception {
+    List<String> replayed = NodeUpgradeReplayTest.histories().stream().map(p -> p.getFileName().toString()).toList();
+    assertTrue(replayed.contains(REPORTED_STAGED), REPORTED_STAGED + " is not replayed");
+    assertEquals(1, HistoryFixtures.versionMarkers(HistoryFixtures.read(HistoryFixtures.DIR.resolve(REPORTED_STAGED)))
+        .get(NodeUpgradeWorkflowImpl.STAGED_REPORT_CHANGE));
+  }
+
+  @Test
+  @EnabledIfSystemProperty(named = "histories.update", matches = "true")
+  void recordReportedStagedPath(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    HistoryFixtures.assumeNotRecorded(REPORTED_STAGED);
+    String childId = id("reported-staged");
+    assertEquals(List.of("worker-1"), upgradeUnderStagingParent(env, worker, childId));
+    record(env, "reported-staged", REPORTED_STAGED);
   }
 
   private static NodeUpgradeWorkflow prepared(

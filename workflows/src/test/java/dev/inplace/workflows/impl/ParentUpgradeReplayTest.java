@@ -95,7 +95,9 @@ class ParentUpgradeReplayTest {
         Arguments.of("workers-upgrade-prepared-ahead-last-run.json", NodeChildren.PREPARE_AHEAD_CHANGE),
         Arguments.of("workers-upgrade-prepared-ahead-paused-skipped-failed.json", NodeChildren.PREPARE_AHEAD_CHANGE),
         Arguments.of("workers-upgrade-prepared-ahead-aborted.json", NodeChildren.PREPARE_AHEAD_CHANGE),
-        Arguments.of("workers-upgrade-prepared-ahead-cancelled.json", NodeChildren.PREPARE_AHEAD_CHANGE));
+        Arguments.of("workers-upgrade-prepared-ahead-cancelled.json", NodeChildren.PREPARE_AHEAD_CHANGE),
+        Arguments.of("cp-upgrade-prepared-after-staged.json", NodeChildren.PREPARE_AFTER_STAGED_CHANGE),
+        Arguments.of("workers-upgrade-prepared-after-staged.json", NodeChildren.PREPARE_AFTER_STAGED_CHANGE));
   }
 
   @ParameterizedTest

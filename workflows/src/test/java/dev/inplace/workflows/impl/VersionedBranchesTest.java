@@ -41,7 +41,9 @@ class VersionedBranchesTest {
       new Change(NodeChildren.CHILD_DESCRIPTIONS_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
       new Change(ControlPlaneUpgradeWorkflowImpl.PARALLEL_HOST_INSPECTION_CHANGE, 1, List.of("cp-upgrade-")),
       new Change(NodeChildren.PREPARE_AHEAD_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
-      new Change(NodeUpgradeWorkflowImpl.PERMIT_CHANGE, 1, List.of("node-upgrade-")));
+      new Change(NodeUpgradeWorkflowImpl.PERMIT_CHANGE, 1, List.of("node-upgrade-")),
+      new Change(NodeChildren.PREPARE_AFTER_STAGED_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
+      new Change(NodeUpgradeWorkflowImpl.STAGED_REPORT_CHANGE, 1, List.of("node-upgrade-")));
 
   /**
    * Every production class of the implementation packages: a change ID declared in any of them, a

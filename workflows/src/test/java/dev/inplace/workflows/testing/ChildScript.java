@@ -36,6 +36,8 @@ public final class ChildScript {
   private final List<Run> prepared = Collections.synchronizedList(new ArrayList<>());
   private final List<String> stoodDown = Collections.synchronizedList(new ArrayList<>());
   private volatile long preparationSeconds;
+  private volatile long stagingSeconds;
+  private final Map<String, Long> stagedAt = new ConcurrentHashMap<>();
   private final Map<String, Long> seconds = new ConcurrentHashMap<>();
   private final Map<String, Long> runningSince = new ConcurrentHashMap<>();
   private final List<Run> runs = Collections.synchronizedList(new ArrayList<>());
@@ -73,6 +75,12 @@ public final class ChildScript {
     return this;
   }
 
+  /** How long every child asked to report staging stages before it tells its parent (default 0). */
+  public ChildScript everyNodeStages(Duration duration) {
+    stagingSeconds = duration.toSeconds();
+    return this;
+  }
+
   /** How long every child asked to wait for a permit prepares before it waits (default 0). */
   public ChildScript everyNodePrepares(Duration duration) {
     preparationSeconds = duration.toSeconds();
@@ -97,6 +105,16 @@ public final class ChildScript {
     Deque<Outcome> queue = preparations.get(node);
     Outcome next = queue == null ? null : queue.pollFirst();
     return next != null ? next : new Outcome(preparationSeconds, null, null, null);
+  }
+
+  long stage(String node, long millis) {
+    stagedAt.put(node, millis + stagingSeconds * 1000);
+    return stagingSeconds;
+  }
+
+  /** When (workflow time) the child of {@code node}, started with its turn, last told its parent it had staged, or -1. */
+  public long stagedAt(String node) {
+    return stagedAt.getOrDefault(node, -1L);
   }
 
   void stoodDown(String node) {

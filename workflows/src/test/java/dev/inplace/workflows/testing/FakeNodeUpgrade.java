@@ -1,5 +1,6 @@
 package dev.inplace.workflows.testing;
 
+import dev.inplace.workflows.api.ChildReports;
 import dev.inplace.workflows.api.NodeFailure;
 import dev.inplace.workflows.api.NodePhase;
 import dev.inplace.workflows.api.NodeProgress;
@@ -46,6 +47,9 @@ public class FakeNodeUpgrade implements NodeUpgradeWorkflow {
     if (request.awaitPermit()) {
       prepare(machine, node);
     }
+    if (request.reportStaged()) {
+      stage(node);
+    }
     long started = Workflow.currentTimeMillis();
     ChildScript.Outcome outcome =
         Workflow.sideEffect(ChildScript.Outcome.class, () -> {
@@ -72,6 +76,18 @@ public class FakeNodeUpgrade implements NodeUpgradeWorkflow {
     }
     progress = new NodeProgress(machine, node, NodePhase.UPGRADED, null, List.of(), "upgraded");
     return new NodeUpgradeResult(machine, node, Fixtures.FROM, request.targetVersion(), false, List.of());
+  }
+
+  /**
+   * A child that reports staging (a node started with its turn by a parent preparing ahead) takes
+   * its scripted staging time, then tells its parent, as the real saga does after its stage step.
+   */
+  private void stage(String node) {
+    long now = Workflow.currentTimeMillis();
+    long seconds = Workflow.sideEffect(Long.class, () -> script.stage(node, now));
+    Workflow.sleep(Duration.ofSeconds(seconds));
+    Workflow.getInfo().getParentWorkflowId().ifPresent(parent ->
+        Workflow.newUntypedExternalWorkflowStub(parent).signal(ChildReports.NODE_STAGED, node));
   }
 
   /** Preparation: its scripted time or failure, then the wait for the permit. */

@@ -1,0 +1,150 @@
+package dev.inplace.workflows.impl;
+
+import static dev.inplace.workflows.testing.Fixtures.FROM;
+import static dev.inplace.workflows.testing.Fixtures.TO;
+import static dev.inplace.workflows.testing.ParentFixtures.POOL;
+import static dev.inplace.workflows.testing.ParentFixtures.concat;
+import static dev.inplace.workflows.testing.ParentFixtures.controlPlanes;
+import static dev.inplace.workflows.testing.ParentFixtures.inventory;
+import static dev.inplace.workflows.testing.ParentFixtures.workers;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.Mockito.doAnswer;
+
+import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow;
+import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow.ControlPlaneUpgradeRequest;
+import dev.inplace.workflows.api.FailurePolicy;
+import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
+import dev.inplace.workflows.api.WorkersUpgradeWorkflow.WorkersUpgradeRequest;
+import dev.inplace.workflows.api.WorkersUpgradeWorkflow.WorkersUpgradeResult;
+import dev.inplace.workflows.api.WorkflowIds;
+import dev.inplace.workflows.testing.ChildScript;
+import dev.inplace.workflows.testing.Fixtures;
+import dev.inplace.workflows.testing.HistoryFixtures;
+import dev.inplace.workflows.testing.ParentEstate;
+import dev.inplace.workflows.testing.ParentFixtures;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.testing.TestWorkflowExtension;
+import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerOptions;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Parents that prepare ahead prepare only once the nodes that started with their turn have staged
+ * (parent-prepares-after-staged): at a run's start the window's first nodes stage alone, then the
+ * next nodes are prepared while the first ones are upgraded. Sticky execution is off, so every
+ * workflow task replays its run's whole history.
+ */
+class PreparedAfterStagedTest {
+
+  @RegisterExtension
+  static final TestWorkflowExtension testWorkflow = ParentFixtures.extension()
+      .setWorkerOptions(WorkerOptions.newBuilder().setStickyQueueScheduleToStartTimeout(Duration.ZERO).build())
+      .build();
+
+  private static final Duration STAGING = Duration.ofMinutes(2);
+
+  private final ChildScript script = new ChildScript()
+      .everyNodeStages(STAGING).everyNodePrepares(Duration.ofMinutes(1)).everyNodeTakes(Duration.ofMinutes(10));
+  private final ParentEstate estate = new ParentEstate(script);
+
+  private WorkersUpgradeResult upgradePool(WorkersUpgradeWorkflow run, String window) {
+    return run.upgrade(new WorkersUpgradeRequest(
+        Fixtures.CLUSTER, POOL, ParentFixtures.template(), window, FailurePolicy.HALT, 0, 0, null, null));
+  }
+
+  private void poolOf(int size) {
+    doAnswer(inv -> inventory(concat(controlPlanes(3, TO), workers(POOL, size, FROM))))
+        .when(estate.capi).describeCluster(any());
+  }
+
+  @Test
+  void theWindowsFirstNodesStageAloneThenTheNextArePreparedWhileTheyAreUpgraded(
+      TestWorkflowEnvironment env, Worker worker) {
+    poolOf(6);
+    WorkersUpgradeWorkflow run = estate.start(env, worker, WorkersUpgradeWorkflow.class,
+        WorkflowIds.workersUpgrade("fleet", "edge-1", POOL, TO));
+
+    WorkersUpgradeResult result = upgradePool(run, "2");
+
+    assertEquals(6, result.upgraded());
+    assertEquals(2, script.maxConcurrent(), "the window still bounds disruption");
+    long firstStaged = Math.max(script.stagedAt(POOL + "-1"), script.stagedAt(POOL + "-2"));
+    assertTrue(script.stagedAt(POOL + "-1") > 0 && script.stagedAt(POOL + "-2") > 0, "both first nodes reported staging");
+    // Nodes prepared in the same workflow task start their children in either order.
+    assertEquals(List.of(POOL + "-3", POOL + "-4", POOL + "-5", POOL + "-6"),
+        script.preparations().stream().sorted().toList());
+    assertTrue(script.preparedAt(POOL + "-3") >= firstStaged,
+        "prepared at " + script.preparedAt(POOL + "-3") + ", before the first nodes staged at " + firstStaged);
+    assertTrue(script.preparedAt(POOL + "-3") < script.lastRun(POOL + "-1").finishedMillis(),
+        "still prepared while the first nodes are upgraded");
+  }
+
+  @Test
+  void aControlPlanePreparesItsSecondNodeOnceTheFirstHasStaged(TestWorkflowEnvironment env, Worker worker) {
+    doAnswer(inv -> inventory(controlPlanes(3, FROM))).when(estate.capi).describeCluster(any());
+    ControlPlaneUpgradeWorkflow run = estate.start(env, worker, ControlPlaneUpgradeWorkflow.class,
+        WorkflowIds.controlPlaneUpgrade("fleet", "edge-1", TO));
+
+    assertEquals(3, run.upgrade(new ControlPlaneUpgradeRequest(Fixtures.CLUSTER, ParentFixtures.template(), 0, null))
+        .upgraded());
+
+    assertEquals(1, script.maxConcurrent(), "control-plane nodes must never be upgraded together");
+    assertEquals(List.of("cp-2", "cp-3"), script.preparations());
+    assertTrue(script.stagedAt("cp-1") > 0, "cp-1 reported staging");
+    assertTrue(script.preparedAt("cp-2") >= script.stagedAt("cp-1"),
+        "cp-2 prepared at " + script.preparedAt("cp-2") + ", before cp-1 staged at " + script.stagedAt("cp-1"));
+    assertEquals(-1, script.stagedAt("cp-2"), "a node prepared ahead does not report staging");
+  }
+
+  // ---- replay fixtures of the new path (recorded with -Dhistories.update=true) ------------------
+
+  @Test
+  @EnabledIfSystemProperty(named = "histories.update", matches = "true")
+  void recordPoolPreparedAfterStaged(TestWorkflowEnvironment env, Worker worker) {
+    String file = "workers-upgrade-prepared-after-staged.json";
+    HistoryFixtures.assumeNotRecorded(file);
+    poolOf(4);
+    WorkersUpgradeWorkflow run = fixtureRun(env, worker, WorkersUpgradeWorkflow.class, file);
+    assertEquals(4, upgradePool(run, "2").upgraded());
+    record(env, file);
+  }
+
+  @Test
+  @EnabledIfSystemProperty(named = "histories.update", matches = "true")
+  void recordControlPlanePreparedAfterStaged(TestWorkflowEnvironment env, Worker worker) {
+    String file = "cp-upgrade-prepared-after-staged.json";
+    HistoryFixtures.assumeNotRecorded(file);
+    doAnswer(inv -> inventory(controlPlanes(3, FROM))).when(estate.capi).describeCluster(any());
+    ControlPlaneUpgradeWorkflow run = fixtureRun(env, worker, ControlPlaneUpgradeWorkflow.class, file);
+    assertEquals(3, run.upgrade(new ControlPlaneUpgradeRequest(Fixtures.CLUSTER, ParentFixtures.template(), 0, null))
+        .upgraded());
+    record(env, file);
+  }
+
+  /** A fixture's run is recorded under the workflow ID its replay uses: the file's name. */
+  private <T> T fixtureRun(TestWorkflowEnvironment env, Worker worker, Class<T> type, String file) {
+    estate.register(worker);
+    env.start();
+    return env.getWorkflowClient().newWorkflowStub(type,
+        WorkflowOptions.newBuilder().setWorkflowId(fixtureId(file)).setTaskQueue(worker.getTaskQueue()).build());
+  }
+
+  private static void record(TestWorkflowEnvironment env, String file) {
+    try {
+      HistoryFixtures.record(env, fixtureId(file), null, file);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static String fixtureId(String file) {
+    return file.substring(0, file.length() - ".json".length());
+  }
+}
