@@ -38,6 +38,7 @@ public final class NodeActivitiesImpl implements NodeActivities {
   static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(500);
 
   private final KubeClients clients;
+  private final Duration firstPoll;
   private final Duration pollInterval;
 
   /**
@@ -54,7 +55,16 @@ public final class NodeActivitiesImpl implements NodeActivities {
 
   /** @param pollInterval the longest wait between two looks of a drain or wait loop (tests use less) */
   public NodeActivitiesImpl(KubeClients clients, Duration pollInterval) {
+    this(clients, PollBackoff.FIRST, pollInterval);
+  }
+
+  /**
+   * @param firstPoll the first wait between two looks of the waits for a node or the control plane
+   *     ({@link PollBackoff#FIRST}; tests of what wakes a wait early use a long one)
+   */
+  NodeActivitiesImpl(KubeClients clients, Duration firstPoll, Duration pollInterval) {
     this.clients = clients;
+    this.firstPoll = firstPoll;
     this.pollInterval = pollInterval;
   }
 
@@ -200,17 +210,27 @@ public final class NodeActivitiesImpl implements NodeActivities {
         request.nodeName(),
         () -> {
           AtomicReference<NodeState> latest = new AtomicReference<>();
-          try (StepHeartbeat beating = sideBeat(latest::get)) {
-            return awaitNode(request, latest);
+          try (StepHeartbeat beating = sideBeat(latest::get);
+              NodeChangeSignal changes =
+                  new NodeChangeSignal(
+                      () -> nodeResource(request.cluster(), request.nodeName()),
+                      describe(request.cluster(), request.nodeName()))) {
+            return awaitNode(request, latest, changes);
           }
         });
   }
 
-  private NodeState awaitNode(AwaitNodeRequest request, AtomicReference<NodeState> latest) {
+  /**
+   * Looks at the Node until it is Ready at the expected version or the timeout passes. Between two
+   * looks it sleeps at most the backoff, and {@code changes} wakes it as soon as the Node changes
+   * (without a watch it is the same loop, polling).
+   */
+  private NodeState awaitNode(
+      AwaitNodeRequest request, AtomicReference<NodeState> latest, NodeChangeSignal changes) {
     ActivityExecutionContext context = Activity.getExecutionContext();
     long deadline = System.nanoTime() + Duration.ofSeconds(request.timeoutSeconds()).toNanos();
     String observation = "nothing observed yet";
-    PollBackoff backoff = new PollBackoff(pollInterval);
+    PollBackoff backoff = new PollBackoff(firstPoll, pollInterval);
     while (true) {
       NodeState state = null;
       try {
@@ -250,7 +270,7 @@ public final class NodeActivitiesImpl implements NodeActivities {
       }
       latest.set(state);
       context.heartbeat(state);
-      sleep(backoff);
+      pause(changes::await, backoff);
     }
   }
 
@@ -311,7 +331,7 @@ public final class NodeActivitiesImpl implements NodeActivities {
     long deadline =
         System.nanoTime() + Duration.ofSeconds(request.timeoutSeconds()).toNanos();
     List<String> lastProblems = List.of();
-    PollBackoff backoff = new PollBackoff(pollInterval);
+    PollBackoff backoff = new PollBackoff(firstPoll, pollInterval);
     while (true) {
       ControlPlaneProbe.Observation observation =
           new ControlPlaneProbe(clients.workload(request.cluster()), request.cluster())
@@ -337,7 +357,7 @@ public final class NodeActivitiesImpl implements NodeActivities {
       }
       latest.set(observation.problems());
       context.heartbeat(observation.problems());
-      sleep(backoff);
+      pause(Thread::sleep, backoff);
     }
   }
 
@@ -517,9 +537,14 @@ public final class NodeActivitiesImpl implements NodeActivities {
     }
   }
 
-  private static void sleep(PollBackoff backoff) {
+  /** A wait of at most the given time (a sleep, or a sleep a change can end early). */
+  private interface Pause {
+    void await(long millis) throws InterruptedException;
+  }
+
+  private static void pause(Pause pause, PollBackoff backoff) {
     try {
-      Thread.sleep(backoff.nextMillis());
+      pause.await(backoff.nextMillis());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while waiting", e);

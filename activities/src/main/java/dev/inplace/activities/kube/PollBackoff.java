@@ -15,8 +15,13 @@ final class PollBackoff {
   private long nextMillis;
 
   PollBackoff(Duration max) {
+    this(FIRST, max);
+  }
+
+  /** @param first the first wait, {@link #FIRST} but in tests that need long waits at once */
+  PollBackoff(Duration first, Duration max) {
     this.maxMillis = Math.max(1, max.toMillis());
-    this.nextMillis = Math.min(FIRST.toMillis(), maxMillis);
+    this.nextMillis = Math.max(1, Math.min(first.toMillis(), maxMillis));
   }
 
   /** The wait before the next look; each call returns the next one. */

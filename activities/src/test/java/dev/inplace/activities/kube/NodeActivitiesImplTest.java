@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -217,6 +218,88 @@ class NodeActivitiesImplTest {
     assertEquals(new NodeState("w1", true, false, "v1.31.2+k3s1", null), state);
     assertFalse(heartbeats.isEmpty(), "the wait heartbeats its observations");
     assertEquals("v1.30.5+k3s1", heartbeats.get(0).kubeletVersion());
+  }
+
+  /**
+   * The wait watches the Node, so it sees the change at once instead of at its next look. Here the
+   * looks are 5 s apart from the first and the Node turns Ready 1 s after the first look: polling
+   * alone would see it at least 4 s after the change.
+   */
+  @Test
+  void awaitSeesTheNodeTurnReadyWhenItChangesNotAtItsNextLook() throws Exception {
+    env.close();
+    env = TestActivityEnvironment.newInstance();
+    env.registerActivitiesImplementations(
+        new NodeActivitiesImpl(clients, Duration.ofSeconds(5), Duration.ofSeconds(5)));
+    NodeActivities slowLooks =
+        env.newActivityStub(NodeActivities.class, KubeFixtures.oneAttempt(Duration.ofSeconds(60)));
+    givenNode(KubeFixtures.node("w1", false, "v1.30.5+k3s1"));
+    CountDownLatch firstLook = new CountDownLatch(1);
+    env.setActivityHeartbeatListener(NodeState.class, seen -> {
+      if (seen != null) {
+        firstLook.countDown();
+      }
+    });
+    CompletableFuture<Long> turnedReady =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                assertTrue(firstLook.await(30, TimeUnit.SECONDS), "the wait never looked");
+                Thread.sleep(1_000);
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+              long at = System.nanoTime();
+              client.nodes().withName("w1").editStatus(n -> {
+                n.getStatus().getNodeInfo().setKubeletVersion("v1.31.2+k3s1");
+                n.getStatus().getConditions().get(0).setStatus("True");
+                return n;
+              });
+              return at;
+            });
+
+    NodeState state =
+        slowLooks.awaitNodeVersion(new AwaitNodeRequest(CLUSTER, "w1", "v1.31.2+k3s1", 30));
+    long returnedAt = System.nanoTime();
+
+    assertEquals(new NodeState("w1", true, false, "v1.31.2+k3s1", null), state);
+    long afterChange = TimeUnit.NANOSECONDS.toMillis(returnedAt - turnedReady.get(5, TimeUnit.SECONDS));
+    assertTrue(afterChange < 2_500,
+        "returned " + afterChange + " ms after the Node turned Ready: the next look, not the change");
+  }
+
+  /**
+   * An API server that refuses the watch (no {@code watch} verb, a restarting API server, a mock
+   * without watches) leaves the wait polling as before. This workload API server has expectations
+   * only: GETs of the Node (not Ready, then Ready at the target); the watch gets a 404.
+   */
+  @Test
+  void awaitStillPollsWhenTheApiServerRefusesTheWatch() throws Exception {
+    KubernetesMockServer workload = new KubernetesMockServer(false);
+    workload.init();
+    try {
+      workload.expect().get().withPath("/api/v1/nodes/w1")
+          .andReturn(200, KubeFixtures.node("w1", false, "v1.30.5+k3s1")).times(3);
+      workload.expect().get().withPath("/api/v1/nodes/w1")
+          .andReturn(200, KubeFixtures.node("w1", true, "v1.31.2+k3s1")).always();
+      KubeFixtures.createKubeconfigSecret(client, CLUSTER, KubeFixtures.kubeconfig(workload.url("/")));
+
+      NodeState state =
+          activities.awaitNodeVersion(new AwaitNodeRequest(CLUSTER, "w1", "v1.31.2+k3s1", 10));
+
+      assertEquals(new NodeState("w1", true, false, "v1.31.2+k3s1", null), state);
+      List<String> asked = new ArrayList<>();
+      for (var r = workload.takeRequest(1, TimeUnit.SECONDS); r != null;
+          r = workload.takeRequest(1, TimeUnit.SECONDS)) {
+        asked.add(r.getPath());
+      }
+      assertTrue(asked.stream().anyMatch(p -> p.contains("watch=true")),
+          "the wait asked for a watch (and got 404): " + asked);
+      assertTrue(asked.stream().filter("/api/v1/nodes/w1"::equals).count() >= 4,
+          "it kept looking: " + asked);
+    } finally {
+      workload.destroy();
+    }
   }
 
   @Test

@@ -26,4 +26,10 @@ class PollBackoffTest {
   void aLongestWaitBelowTheFirstIsKept() {
     assertEquals(List.of(10L, 10L, 10L), waits(new PollBackoff(Duration.ofMillis(10)), 3));
   }
+
+  @Test
+  void aLongFirstWaitStartsThereCappedByTheLongest() {
+    assertEquals(List.of(5000L, 5000L), waits(new PollBackoff(Duration.ofSeconds(5), Duration.ofSeconds(5)), 2));
+    assertEquals(List.of(10L, 10L), waits(new PollBackoff(Duration.ofSeconds(5), Duration.ofMillis(10)), 2));
+  }
 }
