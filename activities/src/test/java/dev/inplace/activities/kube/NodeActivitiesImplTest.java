@@ -222,17 +222,17 @@ class NodeActivitiesImplTest {
 
   /**
    * The wait watches the Node, so it sees the change at once instead of at its next look. Here the
-   * looks are 5 s apart from the first and the Node turns Ready 1 s after the first look: polling
-   * alone would see it at least 4 s after the change.
+   * looks are 60 s apart from the first and the Node turns Ready 1 s after the first look: polling
+   * alone would see it 59 s after the change.
    */
   @Test
   void awaitSeesTheNodeTurnReadyWhenItChangesNotAtItsNextLook() throws Exception {
     env.close();
     env = TestActivityEnvironment.newInstance();
     env.registerActivitiesImplementations(
-        new NodeActivitiesImpl(clients, Duration.ofSeconds(5), Duration.ofSeconds(5)));
+        new NodeActivitiesImpl(clients, Duration.ofSeconds(60), Duration.ofSeconds(60)));
     NodeActivities slowLooks =
-        env.newActivityStub(NodeActivities.class, KubeFixtures.oneAttempt(Duration.ofSeconds(60)));
+        env.newActivityStub(NodeActivities.class, KubeFixtures.oneAttempt(Duration.ofSeconds(120)));
     givenNode(KubeFixtures.node("w1", false, "v1.30.5+k3s1"));
     CountDownLatch firstLook = new CountDownLatch(1);
     env.setActivityHeartbeatListener(NodeState.class, seen -> {
@@ -259,12 +259,13 @@ class NodeActivitiesImplTest {
             });
 
     NodeState state =
-        slowLooks.awaitNodeVersion(new AwaitNodeRequest(CLUSTER, "w1", "v1.31.2+k3s1", 30));
+        slowLooks.awaitNodeVersion(new AwaitNodeRequest(CLUSTER, "w1", "v1.31.2+k3s1", 90));
     long returnedAt = System.nanoTime();
 
     assertEquals(new NodeState("w1", true, false, "v1.31.2+k3s1", null), state);
     long afterChange = TimeUnit.NANOSECONDS.toMillis(returnedAt - turnedReady.get(5, TimeUnit.SECONDS));
-    assertTrue(afterChange < 2_500,
+    // The next look is 59 s after the change: a bound of a third of that holds on any loaded machine.
+    assertTrue(afterChange < 20_000,
         "returned " + afterChange + " ms after the Node turned Ready: the next look, not the change");
   }
 
