@@ -48,25 +48,6 @@ public record NodeUpgradeRequest(
     boolean awaitPermit,
     boolean reportStaged) {
 
-  /** A request that reports nothing to a parent. */
-  public NodeUpgradeRequest(
-      NodeTarget node,
-      Distribution distribution,
-      String targetVersion,
-      List<Artifact> artifacts,
-      HostProfile profile,
-      SshSettings ssh,
-      DrainOptions drain,
-      long readyTimeoutSeconds,
-      long minFreeBytes,
-      String arch,
-      boolean firstControlPlane,
-      boolean markMachine,
-      boolean awaitPermit) {
-    this(node, distribution, targetVersion, artifacts, profile, ssh, drain, readyTimeoutSeconds, minFreeBytes, arch,
-        firstControlPlane, markMachine, awaitPermit, false);
-  }
-
   /** A request that does not wait for a permit. */
   public NodeUpgradeRequest(
       NodeTarget node,
@@ -82,7 +63,7 @@ public record NodeUpgradeRequest(
       boolean firstControlPlane,
       boolean markMachine) {
     this(node, distribution, targetVersion, artifacts, profile, ssh, drain, readyTimeoutSeconds, minFreeBytes, arch,
-        firstControlPlane, markMachine, false);
+        firstControlPlane, markMachine, false, false);
   }
 
   /** A request whose Machine is marked by its parent run. */
