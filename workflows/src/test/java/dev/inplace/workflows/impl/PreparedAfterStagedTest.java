@@ -15,10 +15,12 @@ import static org.mockito.Mockito.doAnswer;
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow;
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow.ControlPlaneUpgradeRequest;
 import dev.inplace.workflows.api.FailurePolicy;
+import dev.inplace.workflows.api.UpgradeStep;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow.WorkersUpgradeRequest;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow.WorkersUpgradeResult;
 import dev.inplace.workflows.api.WorkflowIds;
+import dev.inplace.workflows.failure.UpgradeFailures;
 import dev.inplace.workflows.testing.ChildScript;
 import dev.inplace.workflows.testing.Fixtures;
 import dev.inplace.workflows.testing.HistoryFixtures;
@@ -101,6 +103,26 @@ class PreparedAfterStagedTest {
     assertTrue(script.preparedAt("cp-2") >= script.stagedAt("cp-1"),
         "cp-2 prepared at " + script.preparedAt("cp-2") + ", before cp-1 staged at " + script.stagedAt("cp-1"));
     assertEquals(-1, script.stagedAt("cp-2"), "a node prepared ahead does not report staging");
+  }
+
+  @Test
+  void aNodeThatFailsBeforeItHasStagedHoldsNoPreparationBack(TestWorkflowEnvironment env, Worker worker) {
+    poolOf(4);
+    script.failsBeforeItsTurn(POOL + "-1", UpgradeStep.PREFLIGHT, UpgradeFailures.INSUFFICIENT_DISK,
+        Duration.ofSeconds(30));
+    WorkersUpgradeWorkflow run = estate.start(env, worker, WorkersUpgradeWorkflow.class,
+        WorkflowIds.workersUpgrade("fleet", "edge-1", POOL, TO));
+
+    WorkersUpgradeResult result = run.upgrade(new WorkersUpgradeRequest(
+        Fixtures.CLUSTER, POOL, ParentFixtures.template(), "1", FailurePolicy.CONTINUE, 1, 0, null, null));
+
+    assertEquals(3, result.upgraded());
+    assertEquals(1, result.failed());
+    assertEquals(-1, script.stagedAt(POOL + "-1"), POOL + "-1 never staged");
+    // Its end let the next node start with its turn, and that node's staging let the rest be prepared.
+    assertTrue(script.stagedAt(POOL + "-2") > 0, POOL + "-2 started with its turn and staged");
+    assertEquals(List.of(POOL + "-3", POOL + "-4"), script.preparations());
+    assertTrue(script.preparedAt(POOL + "-3") >= script.stagedAt(POOL + "-2"));
   }
 
   // ---- replay fixtures of the new path (recorded with -Dhistories.update=true) ------------------

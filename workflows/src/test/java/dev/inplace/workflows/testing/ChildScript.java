@@ -87,7 +87,10 @@ public final class ChildScript {
     return this;
   }
 
-  /** The next run of {@code node} that prepares fails at {@code step} before its turn, changing nothing. */
+  /**
+   * The next run of {@code node} that prepares fails at {@code step} before its turn, changing
+   * nothing; a run started with its turn that reports staging fails so before it has staged.
+   */
   public ChildScript failsBeforeItsTurn(String node, UpgradeStep step, String reason, Duration after) {
     preparations.computeIfAbsent(node, n -> new ArrayDeque<>())
         .addLast(new Outcome(after.toSeconds(), step, reason, NodePhase.FAILED));
@@ -107,9 +110,15 @@ public final class ChildScript {
     return next != null ? next : new Outcome(preparationSeconds, null, null, null);
   }
 
-  long stage(String node, long millis) {
+  /** A child started with its turn stages: its scripted failure before its turn, if any, else its staging time. */
+  Outcome stage(String node, long millis) {
+    Deque<Outcome> queue = preparations.get(node);
+    Outcome failure = queue == null ? null : queue.pollFirst();
+    if (failure != null) {
+      return failure;
+    }
     stagedAt.put(node, millis + stagingSeconds * 1000);
-    return stagingSeconds;
+    return new Outcome(stagingSeconds, null, null, null);
   }
 
   /** When (workflow time) the child of {@code node}, started with its turn, last told its parent it had staged, or -1. */

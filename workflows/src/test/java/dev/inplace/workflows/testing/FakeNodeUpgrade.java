@@ -48,7 +48,7 @@ public class FakeNodeUpgrade implements NodeUpgradeWorkflow {
       prepare(machine, node);
     }
     if (request.reportStaged()) {
-      stage(node);
+      stage(machine, node);
     }
     long started = Workflow.currentTimeMillis();
     ChildScript.Outcome outcome =
@@ -82,12 +82,25 @@ public class FakeNodeUpgrade implements NodeUpgradeWorkflow {
    * A child that reports staging (a node started with its turn by a parent preparing ahead) takes
    * its scripted staging time, then tells its parent, as the real saga does after its stage step.
    */
-  private void stage(String node) {
+  private void stage(String machine, String node) {
     long now = Workflow.currentTimeMillis();
-    long seconds = Workflow.sideEffect(Long.class, () -> script.stage(node, now));
-    Workflow.sleep(Duration.ofSeconds(seconds));
+    ChildScript.Outcome staging = Workflow.sideEffect(ChildScript.Outcome.class, () -> script.stage(node, now));
+    Workflow.sleep(Duration.ofSeconds(staging.seconds()));
+    if (staging.reason() != null) {
+      throw failedBeforeChange(machine, node, staging);
+    }
     Workflow.getInfo().getParentWorkflowId().ifPresent(parent ->
         Workflow.newUntypedExternalWorkflowStub(parent).signal(ChildReports.NODE_STAGED, node));
+  }
+
+  /** A scripted failure before anything changed on the node (preflight, stage), as the real saga reports it. */
+  private RuntimeException failedBeforeChange(String machine, String node, ChildScript.Outcome outcome) {
+    String text = outcome.failedStep().cliName() + " failed: injected " + outcome.reason()
+        + "; nothing was changed on the node";
+    progress = new NodeProgress(machine, node, NodePhase.FAILED, outcome.failedStep(), List.of(), text);
+    return UpgradeFailures.nonRetryable(outcome.reason(), text,
+        new NodeFailure(machine, node, outcome.failedStep(), outcome.reason(), text, NodePhase.FAILED,
+            Fixtures.FROM, List.of()));
   }
 
   /** Preparation: its scripted time or failure, then the wait for the permit. */
@@ -99,12 +112,7 @@ public class FakeNodeUpgrade implements NodeUpgradeWorkflow {
     try {
       Workflow.sleep(Duration.ofSeconds(preparation.seconds()));
       if (preparation.reason() != null) {
-        String text = preparation.failedStep().cliName() + " failed: injected " + preparation.reason()
-            + "; nothing was changed on the node";
-        progress = new NodeProgress(machine, node, NodePhase.FAILED, preparation.failedStep(), List.of(), text);
-        throw UpgradeFailures.nonRetryable(preparation.reason(), text,
-            new NodeFailure(machine, node, preparation.failedStep(), preparation.reason(), text, NodePhase.FAILED,
-                Fixtures.FROM, List.of()));
+        throw failedBeforeChange(machine, node, preparation);
       }
       progress = new NodeProgress(machine, node, NodePhase.UPGRADING, UpgradeStep.STAGE, List.of(), "prepared");
       Workflow.await(() -> permitted);
