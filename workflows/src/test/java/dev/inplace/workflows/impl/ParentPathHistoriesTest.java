@@ -12,29 +12,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.Mockito.doAnswer;
-import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
-import static org.mockito.Mockito.withSettings;
 
 import dev.inplace.workflows.api.ClusterApiActivities;
-import dev.inplace.workflows.api.ClusterApiActivities.BookkeepingResult;
-import dev.inplace.workflows.api.ClusterApiActivities.MachineMarkResult;
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow;
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow.ControlPlaneUpgradeRequest;
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow.ControlPlaneUpgradeResult;
 import dev.inplace.workflows.api.FailurePolicy;
-import dev.inplace.workflows.api.HostActivities;
-import dev.inplace.workflows.api.HostActivities.ArtifactCheckResult;
-import dev.inplace.workflows.api.HostActivities.EtcdSnapshotRequest;
-import dev.inplace.workflows.api.HostActivities.EtcdSnapshotResult;
 import dev.inplace.workflows.api.MaintenanceWindow;
 import dev.inplace.workflows.api.NodeActivities;
-import dev.inplace.workflows.api.NodeActivities.BudgetReport;
 import dev.inplace.workflows.api.NodeActivities.ControlPlaneHealth;
-import dev.inplace.workflows.api.NodeActivities.NodesRequest;
-import dev.inplace.workflows.api.NodeActivities.NodesState;
 import dev.inplace.workflows.api.NodePhase;
-import dev.inplace.workflows.api.NodeUpgradeWorkflow;
 import dev.inplace.workflows.api.UpgradeProgress.RunPhase;
 import dev.inplace.workflows.api.UpgradeStep;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
@@ -43,13 +31,12 @@ import dev.inplace.workflows.api.WorkersUpgradeWorkflow.WorkersUpgradeResult;
 import dev.inplace.workflows.api.WorkflowIds;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import dev.inplace.workflows.testing.ChildScript;
-import dev.inplace.workflows.testing.FakeNodeUpgrade;
 import dev.inplace.workflows.testing.Fixtures;
 import dev.inplace.workflows.testing.HistoryFixtures;
+import dev.inplace.workflows.testing.ParentEstate;
 import dev.inplace.workflows.testing.ParentFixtures;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;
-import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.testing.TestWorkflowEnvironment;
@@ -59,7 +46,6 @@ import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -76,41 +62,14 @@ class ParentPathHistoriesTest {
   @RegisterExtension
   static final TestWorkflowExtension testWorkflow = ParentFixtures.extension().build();
 
-  private final HostActivities hosts = mock(HostActivities.class, withSettings().withoutAnnotations());
-  private final NodeActivities nodes = mock(NodeActivities.class, withSettings().withoutAnnotations());
-  private final ClusterApiActivities capi = mock(ClusterApiActivities.class, withSettings().withoutAnnotations());
   private final ChildScript script = new ChildScript();
-
-  @BeforeEach
-  void answers() {
-    when(nodes.awaitControlPlaneHealthy(any())).thenReturn(new ControlPlaneHealth(true, List.of("cp-1", "cp-2", "cp-3")));
-    when(hosts.verifyArtifacts(any())).thenReturn(new ArtifactCheckResult(List.of("k3s", "k3s-airgap-images")));
-    when(hosts.inspectHost(any())).thenReturn(Fixtures.hostWithOldRelease());
-    when(hosts.snapshotEtcd(any())).thenAnswer(inv -> {
-      EtcdSnapshotRequest r = inv.getArgument(0);
-      return new EtcdSnapshotResult(r.name(), "/snapshots/" + r.name(), false);
-    });
-    doAnswer(inv -> {
-          NodesRequest r = inv.getArgument(0);
-          return new NodesState(r.nodeNames().stream().map(n -> Fixtures.readyAt(n, FROM)).toList(), List.of());
-        })
-        .when(nodes).inspectNodes(any());
-    when(nodes.listBlockingBudgets(any())).thenReturn(new BudgetReport(List.of()));
-    when(capi.markMachineUpgrading(any())).thenReturn(new MachineMarkResult(true));
-    when(capi.pauseControlPlane(any())).thenReturn(new BookkeepingResult(List.of("pause")));
-    when(capi.releaseControlPlane(any())).thenReturn(new BookkeepingResult(List.of("unpause")));
-    when(capi.recordControlPlaneVersion(any())).thenReturn(new BookkeepingResult(List.of("recorded")));
-    when(capi.recordWorkerPoolVersion(any())).thenReturn(new BookkeepingResult(List.of("recorded")));
-  }
+  /** The healthy cluster and the registration the prepared-ahead tests share. */
+  private final ParentEstate estate = new ParentEstate(script);
+  private final NodeActivities nodes = estate.nodes;
+  private final ClusterApiActivities capi = estate.capi;
 
   private <T> T start(TestWorkflowEnvironment env, Worker worker, Class<T> type, String workflowId) {
-    worker.registerWorkflowImplementationTypes(ControlPlaneUpgradeWorkflowImpl.class);
-    worker.registerWorkflowImplementationFactory(WorkersUpgradeWorkflow.class, WorkersUpgradeWorkflowImpl::new);
-    worker.registerWorkflowImplementationFactory(NodeUpgradeWorkflow.class, () -> new FakeNodeUpgrade(script));
-    worker.registerActivitiesImplementations(hosts, nodes, capi);
-    env.start();
-    return env.getWorkflowClient().newWorkflowStub(
-        type, WorkflowOptions.newBuilder().setWorkflowId(workflowId).setTaskQueue(worker.getTaskQueue()).build());
+    return estate.start(env, worker, type, workflowId);
   }
 
   private static <R> R resultOf(Object run, Class<R> type) throws Exception {
