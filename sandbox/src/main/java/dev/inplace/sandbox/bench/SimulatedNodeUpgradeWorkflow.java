@@ -1,12 +1,11 @@
 package dev.inplace.sandbox.bench;
 
-import dev.inplace.workflows.api.ChildReports;
 import dev.inplace.workflows.api.NodePhase;
 import dev.inplace.workflows.api.NodeProgress;
 import dev.inplace.workflows.api.NodeUpgradeRequest;
 import dev.inplace.workflows.api.NodeUpgradeResult;
 import dev.inplace.workflows.api.NodeUpgradeWorkflow;
-import io.temporal.workflow.Async;
+import dev.inplace.workflows.impl.StagedReport;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.List;
@@ -16,8 +15,7 @@ import java.util.List;
  * the benchmark measures (the parent's scheduling, history size and continue-as-new) from SSH and
  * API-server speed. A child asked to wait for its parent's permit (a parent that prepares ahead)
  * prepares in no time, waits for the permit, then takes its time; one asked to report staging
- * tells its parent at once. Never registered by the product's
- * worker.
+ * tells its parent at once. Never registered by the product's worker.
  */
 public class SimulatedNodeUpgradeWorkflow implements NodeUpgradeWorkflow {
   private final Duration perNode;
@@ -38,8 +36,7 @@ public class SimulatedNodeUpgradeWorkflow implements NodeUpgradeWorkflow {
     }
     if (request.reportStaged()) {
       // Stages in no time too; tells the parent as the real saga does, without waiting for it.
-      Workflow.getInfo().getParentWorkflowId().ifPresent(parent -> Async.procedure(() ->
-          Workflow.newUntypedExternalWorkflowStub(parent).signal(ChildReports.NODE_STAGED, node)));
+      StagedReport.toParent(node);
     }
     Workflow.sleep(perNode);
     phase = NodePhase.UPGRADED;

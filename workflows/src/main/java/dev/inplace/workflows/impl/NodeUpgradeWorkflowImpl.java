@@ -1,6 +1,5 @@
 package dev.inplace.workflows.impl;
 
-import dev.inplace.workflows.api.ChildReports;
 import dev.inplace.workflows.api.ClusterApiActivities;
 import dev.inplace.workflows.api.ClusterApiActivities.MachineMarkRequest;
 import dev.inplace.workflows.api.KubeVersion;
@@ -11,11 +10,8 @@ import dev.inplace.workflows.api.NodeUpgradeResult;
 import dev.inplace.workflows.api.NodeUpgradeWorkflow;
 import dev.inplace.workflows.api.RunSearchAttributes;
 import dev.inplace.workflows.api.UpgradeStep;
-import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
-import io.temporal.workflow.Async;
-import io.temporal.workflow.ExternalWorkflowStub;
 import io.temporal.workflow.Workflow;
 import java.util.List;
 import java.util.Optional;
@@ -78,7 +74,7 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
 
   /**
    * Change ID: a run whose request asks it ({@code reportStaged}, a node that starts with its turn
-   * in a parent preparing nodes ahead) signals its parent run {@link ChildReports#nodeStaged} once
+   * in a parent preparing nodes ahead) signals its parent run ({@link StagedReport}) once
    * its stage step is done, without waiting for the signal to land.
    */
   static final String STAGED_REPORT_CHANGE = "node-upgrade-reports-staged";
@@ -137,34 +133,12 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
     NodeUpgradeSteps sequence =
         new NodeUpgradeSteps(steps, stubs, new NodeRollback(steps, stubs), distributionSteps, versionMatch,
             waitsForPermit ? () -> permitted : null,
-            reportsStaged ? () -> reportStaged(request.node().nodeName()) : null);
+            reportsStaged ? () -> StagedReport.toParent(request.node().nodeName()) : null);
     if (request.markMachine()
         && Workflow.getVersion(OWN_MACHINE_MARK_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1) {
       return upgradeMarked(request, sequence);
     }
     return sequence.run(request);
-  }
-
-  /**
-   * Tells the parent run that this node is staged, on a thread of its own so the run goes on to
-   * cordon at once. A parent that is gone (terminated, or this run was started by hand with the
-   * flag) changes nothing here: the signal is only a hint to the parent's scheduling.
-   */
-  private static void reportStaged(String node) {
-    Optional<String> parentId = Workflow.getInfo().getParentWorkflowId();
-    if (parentId.isEmpty()) {
-      return;
-    }
-    WorkflowExecution.Builder parent = WorkflowExecution.newBuilder().setWorkflowId(parentId.get());
-    Workflow.getInfo().getParentRunId().ifPresent(parent::setRunId);
-    ExternalWorkflowStub stub = Workflow.newUntypedExternalWorkflowStub(parent.build());
-    Async.procedure(() -> {
-      try {
-        stub.signal(ChildReports.NODE_STAGED, node);
-      } catch (RuntimeException e) {
-        log.warn("could not tell parent {} that {} is staged: {}", parentId.get(), node, e.toString());
-      }
-    });
   }
 
   /**

@@ -1,6 +1,5 @@
 package dev.inplace.workflows.testing;
 
-import dev.inplace.workflows.api.ChildReports;
 import dev.inplace.workflows.api.NodeFailure;
 import dev.inplace.workflows.api.NodePhase;
 import dev.inplace.workflows.api.NodeProgress;
@@ -9,6 +8,7 @@ import dev.inplace.workflows.api.NodeUpgradeResult;
 import dev.inplace.workflows.api.NodeUpgradeWorkflow;
 import dev.inplace.workflows.api.UpgradeStep;
 import dev.inplace.workflows.failure.UpgradeFailures;
+import dev.inplace.workflows.impl.StagedReport;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
@@ -89,8 +89,7 @@ public class FakeNodeUpgrade implements NodeUpgradeWorkflow {
     if (staging.reason() != null) {
       throw failedBeforeChange(machine, node, staging);
     }
-    Workflow.getInfo().getParentWorkflowId().ifPresent(parent ->
-        Workflow.newUntypedExternalWorkflowStub(parent).signal(ChildReports.NODE_STAGED, node));
+    StagedReport.toParent(node);
   }
 
   /** A scripted failure before anything changed on the node (preflight, stage), as the real saga reports it. */
