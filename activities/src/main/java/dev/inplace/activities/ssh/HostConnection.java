@@ -36,8 +36,16 @@ public final class HostConnection implements AutoCloseable {
     void release(IdleConnections.Link link, boolean reusable);
   }
 
-  /** SFTP writes in flight before waiting for acknowledgements (as sshj's own transfer does). */
-  private static final int UNCONFIRMED_WRITES = 16;
+  /**
+   * Bytes of SFTP writes in flight before an upload waits for acknowledgements: OpenSSH's session
+   * window (2 MiB), so the link is never idle waiting for replies. With a server's usual 32 KiB
+   * packets that is 64 writes; sshj's own transfer keeps 16 (512 KiB), which held a loopback upload
+   * to a third of its rate (docs/benchmarks.md, "SFTP writes in flight").
+   */
+  static final int BYTES_IN_FLIGHT = 2 << 20;
+
+  /** Never fewer writes in flight than sshj's own transfer keeps. */
+  static final int MIN_WRITES_IN_FLIGHT = 16;
 
   private final HostAccess host;
   private final RemoteShell shell;
@@ -170,7 +178,7 @@ public final class HostConnection implements AutoCloseable {
               - remote.getOutgoingPacketOverhead();
       ByteBuffer buffer = ByteBuffer.allocate(Math.max(4096, Math.min(chunk, 256 * 1024)));
       in.position(offset);
-      out = remote.new RemoteFileOutputStream(offset, UNCONFIRMED_WRITES);
+      out = remote.new RemoteFileOutputStream(offset, writesInFlight(buffer.capacity()));
       long sent = 0;
       int n;
       while ((n = in.read(buffer.clear())) > 0) {
@@ -197,6 +205,14 @@ public final class HostConnection implements AutoCloseable {
         closeSftp(); // a failed session is never used again
       }
     }
+  }
+
+  /** How many writes of {@code chunk} bytes an upload keeps unacknowledged ({@link #BYTES_IN_FLIGHT}). */
+  static int writesInFlight(int chunk) {
+    if (chunk <= 0) {
+      throw new IllegalArgumentException("chunk must be > 0, got " + chunk);
+    }
+    return Math.max(MIN_WRITES_IN_FLIGHT, (BYTES_IN_FLIGHT + chunk - 1) / chunk);
   }
 
   private void closeSftp() {

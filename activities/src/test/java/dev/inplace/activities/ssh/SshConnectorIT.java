@@ -94,6 +94,24 @@ class SshConnectorIT {
   }
 
   @Test
+  void anUploadLongerThanItsWritesInFlightArrivesByteForByteAndResumesAtItsOffset() throws IOException {
+    // Several times the bytes an upload keeps in flight, so writes wait for acknowledgements.
+    byte[] content = new byte[3 * HostConnection.BYTES_IN_FLIGHT + 12345];
+    new java.util.Random(20261127L).nextBytes(content);
+    Path local = Files.write(work.resolve("big.bin"), content);
+    long offset = HostConnection.BYTES_IN_FLIGHT + 777;
+    node.writeFile("/resumed.part", java.util.Arrays.copyOf(content, (int) offset));
+    java.util.List<Long> progress = new java.util.ArrayList<>();
+    try (HostConnection conn = node.connector().open(node.access("root"))) {
+      assertEquals(content.length, conn.upload(local, "/whole.part", 0, progress::add));
+      assertEquals(content.length - offset, conn.upload(local, "/resumed.part", offset, sent -> { }));
+    }
+    assertEquals(-1, Files.mismatch(local, node.path("/whole.part")));
+    assertEquals(-1, Files.mismatch(local, node.path("/resumed.part")));
+    assertEquals((long) content.length, progress.get(progress.size() - 1));
+  }
+
+  @Test
   void aRotatedSecretNeverReusesAConnectionOpenedUnderTheOldOne() {
     SshConnector connector = node.connector();
     try (HostConnection first = connector.open(node.access("root"))) {
