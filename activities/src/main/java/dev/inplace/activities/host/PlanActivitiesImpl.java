@@ -78,10 +78,10 @@ public final class PlanActivitiesImpl implements PlanActivities {
               + HostScriptPlan.uploadPath(profile, a) + " unless present, then check its digest and rename it",
           script(rendered, "stage-commit-" + a.name(), scripts.stageCommit(profile, a), command), false));
     }
-    steps.add(new Step("cordon", "cordon Node " + node + " (spec.unschedulable=true)", null, false));
-    steps.add(new Step("drain", drain(t.drain()), null, false));
     steps.add(new Step("backup", "keep the current binaries as <name>.prev in " + profile.backupDir(),
         script(rendered, "backup", scripts.backup(profile, artifacts), command), false));
+    steps.add(new Step("cordon", "cordon Node " + node + " (spec.unschedulable=true)", null, false));
+    steps.add(new Step("drain", drain(t.drain()), null, false));
     steps.add(new Step("install", "put each staged artifact in place with an atomic rename",
         script(rendered, "install", scripts.install(profile, artifacts), command), false));
     if (scripts.hasUpgradeCommand()) {

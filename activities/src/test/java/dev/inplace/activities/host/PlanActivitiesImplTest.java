@@ -55,7 +55,7 @@ class PlanActivitiesImplTest {
     Artifact kubeadm = new Artifact("kubeadm", ArtifactKind.BINARY, "/srv/kubeadm", "ab".repeat(32), 10, "/usr/bin/kubeadm", "0755");
     NodeUpgradeTemplate t = template(Distribution.KUBEADM, "v1.31.2", kubeadm);
     RenderedSteps r = render(t);
-    assertEquals(List.of("snapshot", "preflight", "stage", "stage", "cordon", "drain", "backup", "install", "upgrade",
+    assertEquals(List.of("snapshot", "preflight", "stage", "stage", "backup", "cordon", "drain", "install", "upgrade",
         "restart", "verify", "uncordon", "record", "restore", "release"), steps(r.steps().get(0)));
     assertEquals(List.of(), r.steps().get(2), "a node at the target has no steps");
     HostScriptPlan same = HostScriptPlan.of(Distribution.KUBEADM);

@@ -34,9 +34,11 @@ final class CompensationKill implements Runnable {
 
   /**
    * Fault steps whose failure rolls the node back: the run registers the uncordon before it cordons
-   * and the restore before it backs up (NodeUpgradeSteps), so a failure at drain or later compensates.
+   * and the restore before it installs (NodeUpgradeSteps), so a failure at drain or later compensates;
+   * the backup comes before cordon (node-upgrade-backs-up-before-cordon), so its failure has nothing
+   * to undo.
    */
-  static final Set<UpgradeStep> STEPS_WITH_COMPENSATION = Set.of(UpgradeStep.DRAIN, UpgradeStep.BACKUP,
+  static final Set<UpgradeStep> STEPS_WITH_COMPENSATION = Set.of(UpgradeStep.DRAIN,
       UpgradeStep.INSTALL, UpgradeStep.UPGRADE, UpgradeStep.RESTART, UpgradeStep.VERIFY);
 
   private final ActivityWatch watch;

@@ -58,7 +58,7 @@ class DryRunPlannerTest {
   void aKubeadmControlPlanePlanAppliesOnTheFirstNodeAndUpgradesTheNextWithKubeadmScripts() throws Exception {
     UpgradePlan plan = DryRunPlanner.plan(kubeadm(List.of()), true, 0L);
 
-    assertEquals(List.of("snapshot", "preflight", "stage", "stage", "cordon", "drain", "backup", "install", "upgrade",
+    assertEquals(List.of("snapshot", "preflight", "stage", "stage", "backup", "cordon", "drain", "install", "upgrade",
         "restart", "verify", "uncordon", "record", "restore", "release"), steps(plan.getNodes().get(0)));
     assertTrue(steps(plan.getNodes().get(1)).contains("upgrade"));
     assertEquals("upgrade-apply", plan.getNodes().get(0).getSteps().get(8).getScript());

@@ -61,7 +61,7 @@ class DryRunTest {
     assertEquals(List.of("cp-0", "cp-1"), plan.getNodes().stream().map(PlannedNode::getNode).toList());
     assertEquals(List.of(1, 2), plan.getNodes().stream().map(PlannedNode::getWave).toList(), "one at a time");
     List<String> steps = plan.getNodes().get(0).getSteps().stream().map(PlannedStep::getStep).toList();
-    assertEquals(List.of("snapshot", "preflight", "stage", "stage", "cordon", "drain", "backup", "install", "restart",
+    assertEquals(List.of("snapshot", "preflight", "stage", "stage", "backup", "cordon", "drain", "install", "restart",
         "verify", "uncordon", "record", "restore", "release"), steps);
     assertFalse(plan.getNodes().get(1).getSteps().stream().anyMatch(s -> s.getStep().equals("snapshot")));
 

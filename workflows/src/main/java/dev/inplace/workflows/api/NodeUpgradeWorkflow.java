@@ -6,9 +6,10 @@ import io.temporal.workflow.WorkflowInterface;
 import io.temporal.workflow.WorkflowMethod;
 
 /**
- * Upgrades one Machine's node in place, as a saga: preflight, stage, cordon, drain, backup, install,
- * restart, verify, uncordon, record. A failure from cordon to verify runs the compensations in
- * reverse so the node is back on its previous version and schedulable. ID: {@link
+ * Upgrades one Machine's node in place, as a saga: preflight, stage, backup, cordon, drain, install,
+ * restart, verify, uncordon, record (runs started before node-upgrade-backs-up-before-cordon back
+ * up after drain). A failure from cordon to verify runs the compensations in reverse so the node is
+ * back on its previous version and schedulable. ID: {@link
  * WorkflowIds#nodeUpgrade}.
  */
 @WorkflowInterface

@@ -38,9 +38,10 @@ import org.slf4j.Logger;
 
 /**
  * The forward path of a NodeUpgrade: preflight (observe, then {@link NodePreflight}'s rules), then
- * stage, cordon, drain, backup, install, the distribution's upgrade command, restart and verify,
+ * stage, backup, cordon, drain, install, the distribution's upgrade command, restart and verify,
  * each risky step's compensation registered with {@link NodeRollback} before it runs; past verify,
- * uncordon and record. A node already at the target skips to the record.
+ * uncordon and record. A node already at the target skips to the record. Runs from before
+ * node-upgrade-backs-up-before-cordon (and not prepared ahead) back up after drain instead.
  */
 final class NodeUpgradeSteps {
   private static final Logger log = Workflow.getLogger(NodeUpgradeWorkflowImpl.class);
@@ -54,16 +55,19 @@ final class NodeUpgradeSteps {
   private final BooleanSupplier permit;
   /** Tells the parent the node is staged; null when the run does not report it. */
   private final Runnable staged;
+  /** Whether the backup is taken before cordon even without a permit to wait for. */
+  private final boolean backupBeforeCordon;
 
   /**
    * {@code distributionSteps}: from node-upgrade-distribution-steps on (upgrade command, skew,
    * record); {@code versionMatch}: how the Node's version is held against the release; {@code
    * permit}: whether the parent's permit has come, null when the run does not wait for one
    * (node-upgrade-waits-for-permit); {@code staged}: tells the parent the node is staged, null when
-   * the run does not (node-upgrade-reports-staged).
+   * the run does not (node-upgrade-reports-staged); {@code backupBeforeCordon}: the backup follows
+   * the stage step in every run, not only in one prepared ahead (node-upgrade-backs-up-before-cordon).
    */
   NodeUpgradeSteps(NodeStepLog steps, NodeActivityStubs stubs, NodeRollback rollback, boolean distributionSteps,
-      NodePreflight.VersionMatch versionMatch, BooleanSupplier permit, Runnable staged) {
+      NodePreflight.VersionMatch versionMatch, BooleanSupplier permit, Runnable staged, boolean backupBeforeCordon) {
     this.steps = steps;
     this.stubs = stubs;
     this.rollback = rollback;
@@ -71,6 +75,7 @@ final class NodeUpgradeSteps {
     this.versionMatch = versionMatch;
     this.permit = permit;
     this.staged = staged;
+    this.backupBeforeCordon = backupBeforeCordon;
   }
 
   NodeUpgradeResult run(NodeUpgradeRequest request) {
@@ -129,11 +134,15 @@ final class NodeUpgradeSteps {
       if (staged != null) {
         staged.run();
       }
-      if (permit != null) {
-        // Prepared ahead: the backup copies the current files aside, which no workload sees, so it
-        // is done before the turn too; the turn then starts at cordon.
+      // The backup copies the current files aside, which no workload sees, so it is done before
+      // cordon: the node is out of service only for what must change it. A node prepared ahead
+      // then waits for its turn, which starts at cordon.
+      boolean backedUp = permit != null || backupBeforeCordon;
+      if (backedUp) {
         failedStep = UpgradeStep.BACKUP;
         backup(request, host, previous);
+      }
+      if (permit != null) {
         awaitPermit(request, nodeRequest, before, facts);
       }
 
@@ -159,7 +168,7 @@ final class NodeUpgradeSteps {
       failedStep = UpgradeStep.BACKUP;
       boolean[] serviceTouched = {false};
       rollback.register(UpgradeStep.RESTORE, () -> rollback.restore(request, host, previous, before, serviceTouched[0]));
-      if (permit == null) {
+      if (!backedUp) {
         backup(request, host, previous);
       }
 
@@ -280,8 +289,10 @@ final class NodeUpgradeSteps {
 
   private NodeUpgradeResult finishAlreadyAtTarget(
       NodeUpgradeRequest request, NodeState before, String owner, NodeRequest nodeRequest) {
-    List<UpgradeStep> skipped = new ArrayList<>(
-        List.of(UpgradeStep.STAGE, UpgradeStep.CORDON, UpgradeStep.DRAIN, UpgradeStep.BACKUP,
+    List<UpgradeStep> skipped = new ArrayList<>(backupBeforeCordon
+        ? List.of(UpgradeStep.STAGE, UpgradeStep.BACKUP, UpgradeStep.CORDON, UpgradeStep.DRAIN,
+            UpgradeStep.INSTALL, UpgradeStep.RESTART, UpgradeStep.VERIFY)
+        : List.of(UpgradeStep.STAGE, UpgradeStep.CORDON, UpgradeStep.DRAIN, UpgradeStep.BACKUP,
             UpgradeStep.INSTALL, UpgradeStep.RESTART, UpgradeStep.VERIFY));
     if (distributionSteps && request.distribution().hasUpgradeCommand()) {
       skipped.add(skipped.indexOf(UpgradeStep.INSTALL) + 1, UpgradeStep.UPGRADE);

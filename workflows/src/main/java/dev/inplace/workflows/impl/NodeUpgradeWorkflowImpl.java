@@ -79,6 +79,13 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
    */
   static final String STAGED_REPORT_CHANGE = "node-upgrade-reports-staged";
 
+  /**
+   * Change ID: every run backs up the files it will replace right after its stage step, before it
+   * cordons (before, only a run prepared ahead did), so the node is cordoned only for the steps that
+   * change it; a backup that fails now fails the run with nothing to roll back.
+   */
+  static final String BACKUP_BEFORE_CORDON_CHANGE = "node-upgrade-backs-up-before-cordon";
+
   private final NodeStepLog steps = new NodeStepLog();
   private final NodeActivityStubs stubs = new NodeActivityStubs();
   /** Set by the parent's permit signal (kept if it comes before the run waits for it). */
@@ -130,10 +137,13 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
     // Asked only by requests that carry reportStaged, which no run before the change had.
     boolean reportsStaged =
         request.reportStaged() && Workflow.getVersion(STAGED_REPORT_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+    boolean backupBeforeCordon =
+        Workflow.getVersion(BACKUP_BEFORE_CORDON_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     NodeUpgradeSteps sequence =
         new NodeUpgradeSteps(steps, stubs, new NodeRollback(steps, stubs), distributionSteps, versionMatch,
             waitsForPermit ? () -> permitted : null,
-            reportsStaged ? () -> StagedReport.toParent(request.node().nodeName()) : null);
+            reportsStaged ? () -> StagedReport.toParent(request.node().nodeName()) : null,
+            backupBeforeCordon);
     if (request.markMachine()
         && Workflow.getVersion(OWN_MACHINE_MARK_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1) {
       return upgradeMarked(request, sequence);

@@ -145,9 +145,9 @@ class KubeadmNodeUpgradeWorkflowTest {
     InOrder order = inOrder(hosts, nodes, capi);
     order.verify(hosts).inspectHost(argThat(r -> r.distribution() == Distribution.KUBEADM));
     order.verify(hosts).stageArtifacts(argThat(r -> r.distribution() == Distribution.KUBEADM));
+    order.verify(hosts).backupBinaries(argThat(r -> r.current().size() == 4 && r.distribution() == Distribution.KUBEADM));
     order.verify(nodes).cordonNode(any());
     order.verify(nodes).drainNode(any());
-    order.verify(hosts).backupBinaries(argThat(r -> r.current().size() == 4 && r.distribution() == Distribution.KUBEADM));
     order.verify(hosts).installArtifacts(argThat(r -> r.distribution() == Distribution.KUBEADM));
     order.verify(hosts).runUpgradeCommand(argThat(r -> r.firstControlPlane() && r.role() == NodeRole.CONTROL_PLANE
         && KUBEADM_TO.equals(r.targetVersion()) && r.distribution() == Distribution.KUBEADM));
@@ -159,7 +159,7 @@ class KubeadmNodeUpgradeWorkflowTest {
     verify(nodes, never()).controlPlaneVersions(any());
 
     assertEquals(
-        List.of(UpgradeStep.PREFLIGHT, UpgradeStep.STAGE, UpgradeStep.CORDON, UpgradeStep.DRAIN, UpgradeStep.BACKUP,
+        List.of(UpgradeStep.PREFLIGHT, UpgradeStep.STAGE, UpgradeStep.BACKUP, UpgradeStep.CORDON, UpgradeStep.DRAIN,
             UpgradeStep.INSTALL, UpgradeStep.UPGRADE, UpgradeStep.RESTART, UpgradeStep.VERIFY, UpgradeStep.UNCORDON,
             UpgradeStep.RECORD),
         result.steps().stream().map(s -> s.step()).toList());

@@ -341,6 +341,25 @@ class NodeUpgradePathHistoriesTest {
     record(env, "reported-staged", REPORTED_STAGED);
   }
 
+  /** A run that backs up before it cordons (node-upgrade-backs-up-before-cordon), recorded by {@link #recordBackedUpBeforeCordonPath}. */
+  static final String BACKED_UP_BEFORE_CORDON = "node-upgrade-path-backed-up-before-cordon.json";
+
+  @Test
+  void everyBackedUpBeforeCordonFixtureIsCommittedAndReplayed() throws Exception {
+    assertCommittedAndReplayed(List.of(BACKED_UP_BEFORE_CORDON), NodeUpgradeWorkflowImpl.BACKUP_BEFORE_CORDON_CHANGE);
+  }
+
+  @Test
+  @EnabledIfSystemProperty(named = "histories.update", matches = "true")
+  void recordBackedUpBeforeCordonPath(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    HistoryFixtures.assumeNotRecorded(BACKED_UP_BEFORE_CORDON);
+    worker.registerActivitiesImplementations(hosts, nodes, capi);
+    env.start();
+    NodeUpgradeWorkflow run = stub(env, worker, "backed-up-before-cordon");
+    assertEquals(TO, run.upgrade(request).version());
+    record(env, "backed-up-before-cordon", BACKED_UP_BEFORE_CORDON);
+  }
+
   private static NodeUpgradeWorkflow prepared(
       TestWorkflowEnvironment env, Worker worker, String suffix, NodeUpgradeRequest waiting) {
     NodeUpgradeWorkflow run = stub(env, worker, suffix);

@@ -68,6 +68,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.mockito.InOrder;
 
 class NodeUpgradeWorkflowTest {
@@ -231,14 +232,16 @@ class NodeUpgradeWorkflowTest {
     verify(nodes, never()).uncordonNode(any());
   }
 
-  @Test
-  void aBackupFailingBeforeTheTurnFailsTheRunWithNothingToRollBack(TestWorkflowEnvironment env, Worker worker) {
+  @ParameterizedTest(name = "prepared ahead: {0}")
+  @ValueSource(booleans = {false, true})
+  void aBackupFailingBeforeCordonFailsTheRunWithNothingToRollBack(
+      boolean preparedAhead, TestWorkflowEnvironment env, Worker worker) {
     when(hosts.backupBinaries(any()))
         .thenThrow(UpgradeFailures.nonRetryable(UpgradeFailures.REMOTE_COMMAND_FAILED, "backup dir read-only"));
     NodeUpgradeWorkflow workflow = start(env, worker);
 
     WorkflowFailedException e = assertThrows(WorkflowFailedException.class,
-        () -> workflow.upgrade(request.withAwaitPermit(true)));
+        () -> workflow.upgrade(request.withAwaitPermit(preparedAhead)));
 
     ApplicationFailure failure = assertInstanceOf(ApplicationFailure.class, e.getCause());
     NodeFailure details = failure.getDetails().get(NodeFailure.class);
@@ -346,9 +349,9 @@ class NodeUpgradeWorkflowTest {
     order.verify(nodes).inspectNode(any());
     order.verify(hosts).inspectHost(any());
     order.verify(hosts).stageArtifacts(any());
+    order.verify(hosts).backupBinaries(argThat(r -> r.current().size() == 2));
     order.verify(nodes).cordonNode(argThat(r -> workflowId.equals(r.owner())));
     order.verify(nodes).drainNode(any());
-    order.verify(hosts).backupBinaries(argThat(r -> r.current().size() == 2));
     order.verify(hosts).installArtifacts(any());
     order.verify(hosts).restartService(argThat(r -> "k3s-agent".equals(r.service())));
     order.verify(nodes).awaitNodeVersion(argThat(r -> TO.equals(r.expectedVersion())));
@@ -362,8 +365,8 @@ class NodeUpgradeWorkflowTest {
     assertEquals(TO, result.version());
     assertFalse(result.alreadyAtTarget());
     assertEquals(
-        List.of(UpgradeStep.PREFLIGHT, UpgradeStep.STAGE, UpgradeStep.CORDON, UpgradeStep.DRAIN,
-            UpgradeStep.BACKUP, UpgradeStep.INSTALL, UpgradeStep.RESTART, UpgradeStep.VERIFY,
+        List.of(UpgradeStep.PREFLIGHT, UpgradeStep.STAGE, UpgradeStep.BACKUP, UpgradeStep.CORDON,
+            UpgradeStep.DRAIN, UpgradeStep.INSTALL, UpgradeStep.RESTART, UpgradeStep.VERIFY,
             UpgradeStep.UNCORDON, UpgradeStep.RECORD),
         result.steps().stream().map(s -> s.step()).toList());
     assertTrue(result.steps().stream().allMatch(s -> s.status() == StepStatus.DONE));
@@ -387,7 +390,7 @@ class NodeUpgradeWorkflowTest {
   @ParameterizedTest
   @EnumSource(
       value = UpgradeStep.class,
-      names = {"CORDON", "DRAIN", "BACKUP", "INSTALL", "RESTART", "VERIFY"})
+      names = {"CORDON", "DRAIN", "INSTALL", "RESTART", "VERIFY"})
   void failureAtAStepRollsBackInReverseOrder(UpgradeStep failing, TestWorkflowEnvironment env, Worker worker) {
     String type = failAt(failing);
 
@@ -399,7 +402,7 @@ class NodeUpgradeWorkflowTest {
     assertEquals(FROM, failure.versionNow());
     InOrder order = inOrder(hosts, nodes);
     boolean hostChanged = failing.compareTo(UpgradeStep.INSTALL) >= 0;
-    if (failing.compareTo(UpgradeStep.BACKUP) >= 0) {
+    if (failing.compareTo(UpgradeStep.INSTALL) >= 0) {
       order.verify(hosts).restoreBinaries(argThat(r -> r.previous().size() == 2));
     }
     if (hostChanged) {
