@@ -40,6 +40,7 @@ public final class UpgradeWatcher implements AutoCloseable {
   private final WatcherOptions options;
   private final KubeClients kubeClients;
   private final Reconciler reconciler;
+  private final WorkflowClient temporal;
   private final ExecutorService electionThreads;
   private final Object lock = new Object();
   private WatchLoop loop;
@@ -54,6 +55,7 @@ public final class UpgradeWatcher implements AutoCloseable {
     this.management = management;
     this.options = options;
     this.kubeClients = new KubeClients(management);
+    this.temporal = client;
     String identity = options.leaderElection() == null ? "inplace-worker" : options.leaderElection().identity();
     this.reconciler =
         new Reconciler(
@@ -159,7 +161,7 @@ public final class UpgradeWatcher implements AutoCloseable {
         return;
       }
       log.info("acting on ControlPlaneUpgrade and WorkersUpgrade resources");
-      loop = new WatchLoop(management, reconciler, options);
+      loop = new WatchLoop(management, reconciler, options, new RunFollower(temporal));
       loop.start();
     }
   }

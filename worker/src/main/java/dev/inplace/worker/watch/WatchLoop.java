@@ -1,6 +1,7 @@
 package dev.inplace.worker.watch;
 
 import dev.inplace.worker.crd.ControlPlaneUpgrade;
+import dev.inplace.worker.crd.UpgradePhase;
 import dev.inplace.worker.crd.UpgradeSpec;
 import dev.inplace.worker.crd.UpgradeStatus;
 import dev.inplace.worker.crd.WorkersUpgrade;
@@ -22,9 +23,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Informers on both kinds feed a queue of CR keys that one thread works through, so each CR is
- * handled by one reconcile at a time and a key queued twice is handled once. A timer queues every
- * unsettled CR each status interval (that is the status mirror's rate); failures are retried with
- * exponential backoff.
+ * handled by one reconcile at a time and a key queued twice is handled once. Each run named in an
+ * unsettled CR's status is followed to its end ({@link RunFollower}), and its end queues its CR at
+ * once (with a status refresh); a ControlPlaneUpgrade whose phase changes queues the not yet started
+ * WorkersUpgrades of its cluster, which may be waiting for it. A timer queues every unsettled CR each
+ * status interval: the fallback that refreshes progress in between and covers a run that cannot be
+ * followed. Failures are retried with exponential backoff.
  */
 final class WatchLoop implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WatchLoop.class);
@@ -43,6 +47,7 @@ final class WatchLoop implements AutoCloseable {
   private final Reconciler reconciler;
   private final WatcherOptions options;
   private final ScheduledExecutorService executor;
+  private final RunFollower follower;
   /** Queued keys, with whether the timer queued them. */
   private final Map<Key, Boolean> queued = new LinkedHashMap<>();
   private final Map<Key, Integer> failures = new HashMap<>();
@@ -50,10 +55,11 @@ final class WatchLoop implements AutoCloseable {
   private SharedIndexInformer<WorkersUpgrade> workers;
   private volatile boolean closed;
 
-  WatchLoop(KubernetesClient client, Reconciler reconciler, WatcherOptions options) {
+  WatchLoop(KubernetesClient client, Reconciler reconciler, WatcherOptions options, RunFollower follower) {
     this.client = client;
     this.reconciler = reconciler;
     this.options = options;
+    this.follower = follower;
     this.executor =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -82,16 +88,25 @@ final class WatchLoop implements AutoCloseable {
           @Override
           public void onAdd(T cr) {
             enqueue(key(type, cr), false);
+            followRuns(key(type, cr), cr);
           }
 
           @Override
           public void onUpdate(T before, T after) {
             enqueue(key(type, after), false);
+            followRuns(key(type, after), after);
+            if (type == ControlPlaneUpgrade.class && phase(before) != phase(after)) {
+              wakeWaitingWorkers(after);
+            }
           }
 
           @Override
           public void onDelete(T cr, boolean finalStateUnknown) {
             // Gone for good: a CR with our finalizer is seen with its deletionTimestamp first.
+            workflowIds(cr).forEach(follower::forget);
+            if (type == ControlPlaneUpgrade.class) {
+              wakeWaitingWorkers(cr);
+            }
           }
         });
     informer.exceptionHandler(
@@ -102,6 +117,53 @@ final class WatchLoop implements AutoCloseable {
         });
     informer.start();
     return informer;
+  }
+
+  /**
+   * Follows each run of an unsettled CR to its end, which queues the CR at once as the timer would;
+   * a settled CR's runs have ended and are forgotten.
+   */
+  private void followRuns(Key key, CustomResource<? extends UpgradeSpec<?>, UpgradeStatus> cr) {
+    if (closed) {
+      return;
+    }
+    if (!Reconciler.needsAttention(cr)) {
+      workflowIds(cr).forEach(follower::forget);
+      return;
+    }
+    for (String id : workflowIds(cr)) {
+      follower.follow(id, () -> enqueue(key, true));
+    }
+  }
+
+  private static List<String> workflowIds(CustomResource<?, UpgradeStatus> cr) {
+    UpgradeStatus status = cr.getStatus();
+    return status == null || status.getWorkflowIds() == null ? List.of() : status.getWorkflowIds();
+  }
+
+  private static UpgradePhase phase(CustomResource<?, UpgradeStatus> cr) {
+    return cr.getStatus() == null ? null : cr.getStatus().getPhase();
+  }
+
+  /**
+   * Queues the WorkersUpgrades that may be waiting for this ControlPlaneUpgrade: those of its
+   * namespace and cluster that have not started their runs yet and are not settled (a WorkersUpgrade
+   * only waits before it starts, and decides from the ControlPlaneUpgrades of its namespace and
+   * cluster). Started or settled ones do not depend on the control plane's phase.
+   */
+  private void wakeWaitingWorkers(CustomResource<? extends UpgradeSpec<?>, UpgradeStatus> controlPlane) {
+    String namespace = controlPlane.getMetadata().getNamespace();
+    String cluster = controlPlane.getSpec() == null ? null : controlPlane.getSpec().getClusterName();
+    if (closed || cluster == null || workers == null) {
+      return;
+    }
+    for (WorkersUpgrade w : workers.getStore().list()) {
+      if (namespace.equals(w.getMetadata().getNamespace()) && w.getSpec() != null
+          && cluster.equals(w.getSpec().getClusterName())
+          && (w.getStatus() == null || !w.getStatus().started()) && Reconciler.needsAttention(w)) {
+        enqueue(key(WorkersUpgrade.class, w), false);
+      }
+    }
   }
 
   private static Key key(Class<?> type, CustomResource<?, ?> cr) {
@@ -186,6 +248,7 @@ final class WatchLoop implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    follower.close();
     executor.shutdownNow();
     try {
       if (!executor.awaitTermination(15, TimeUnit.SECONDS)) {
