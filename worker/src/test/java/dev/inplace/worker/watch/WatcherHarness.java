@@ -148,12 +148,29 @@ final class WatcherHarness implements AutoCloseable {
   @Override
   public void close() {
     watchers.forEach(UpgradeWatcher::close);
+    endOpenRuns();
     env.close();
     // The mock client is left open on purpose: the JUnit extension stops the mock server first and
     // closes the client after. Closing it here (JDK 17's HttpClient cannot close its connections, only
     // stop answering on them) left each watch's WebSocket open and mute, so the server's Vert.x close
     // waited out its 10 s WebSocket closing timeout per watch and raced MockWebServer's own 10 s
     // shutdown wait ("Unable to close MockWebServer"). An open client answers the close at once.
+  }
+
+  /**
+   * Terminates the runs a test left open. The watchers closed their close-event polls on them
+   * (RunFollower), but the test server ignores a cancelled long poll: its thread waits on for the
+   * run's close (or its own 20 s deadline), and closing the server waits a second for such threads.
+   * A run's end wakes them.
+   */
+  private void endOpenRuns() {
+    for (String id : List.copyOf(starts)) {
+      try {
+        client.newUntypedWorkflowStub(id).terminate("test over");
+      } catch (RuntimeException e) {
+        // Ended already: nothing to wake.
+      }
+    }
   }
 
   /** Records each workflow start that succeeded. */
