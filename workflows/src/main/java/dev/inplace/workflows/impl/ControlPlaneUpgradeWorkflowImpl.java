@@ -8,6 +8,7 @@ import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow;
 import dev.inplace.workflows.api.HostActivities;
 import dev.inplace.workflows.api.HostActivities.ArtifactCheckRequest;
+import dev.inplace.workflows.api.HostActivities.ArtifactCheckResult;
 import dev.inplace.workflows.api.HostActivities.HostFacts;
 import dev.inplace.workflows.api.HostActivities.HostInspectRequest;
 import dev.inplace.workflows.api.KubeVersion;
@@ -81,6 +82,14 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
    * their sum.
    */
   static final String PARALLEL_HOST_INSPECTION_CHANGE = "control-plane-hosts-inspected-together";
+
+  /**
+   * Change ID: from version 1 on, preflight verifies the release's artifacts (a read of the
+   * worker's artifact cache) while the hosts are inspected, and judges its answer after theirs as
+   * before; older runs verify once every host was judged. Same activities, same refusals in the same
+   * order; the preflight takes the longer of the two instead of their sum.
+   */
+  static final String ARTIFACTS_ALONGSIDE_HOSTS_CHANGE = "control-plane-artifacts-verified-alongside-hosts";
 
   private final NodeBook book = new NodeBook();
   private final NodeThreads threads = new NodeThreads();
@@ -213,6 +222,11 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
         .filter(m -> !needsNoHostCheck(m, byName.get(m.nodeName()).kubeletVersion()))
         .toList();
     boolean together = Workflow.getVersion(PARALLEL_HOST_INSPECTION_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+    ArtifactCheckRequest artifactCheck = new ArtifactCheckRequest(template().artifacts());
+    Promise<ArtifactCheckResult> artifactsVerified =
+        Workflow.getVersion(ARTIFACTS_ALONGSIDE_HOSTS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1
+            ? Async.function(hosts::verifyArtifacts, artifactCheck)
+            : null;
     Map<String, Promise<HostFacts>> inspections = new LinkedHashMap<>();
     if (together) {
       for (MachineInfo m : toInspect) {
@@ -230,7 +244,7 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
       }
     }
     status.preflight("verifying the artifacts of " + target(), UpgradeFailures.ARTIFACT_UNAVAILABLE,
-        () -> hosts.verifyArtifacts(new ArtifactCheckRequest(template().artifacts())));
+        () -> artifactsVerified != null ? artifactsVerified.get() : hosts.verifyArtifacts(artifactCheck));
     status.warnAboutBudgets(nodes, cluster());
 
     book.load(controlPlanes, List.of());

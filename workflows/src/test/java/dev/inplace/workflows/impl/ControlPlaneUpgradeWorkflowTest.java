@@ -323,6 +323,40 @@ class ControlPlaneUpgradeWorkflowTest {
   }
 
   @Test
+  void preflightVerifiesTheArtifactsWhileTheHostsAreInspected(TestWorkflowEnvironment env, Worker worker) {
+    // The artifact check and the three inspections answer only once all four are under way.
+    java.util.concurrent.CountDownLatch underWay = new java.util.concurrent.CountDownLatch(4);
+    when(hosts.inspectHost(any())).thenAnswer(inv -> {
+      underWay.countDown();
+      if (!underWay.await(10, TimeUnit.SECONDS)) {
+        throw UpgradeFailures.nonRetryable(UpgradeFailures.PREFLIGHT_FAILED, "artifacts verified after the hosts");
+      }
+      return Fixtures.hostWithOldRelease();
+    });
+    when(hosts.verifyArtifacts(any())).thenAnswer(inv -> {
+      underWay.countDown();
+      if (!underWay.await(10, TimeUnit.SECONDS)) {
+        throw UpgradeFailures.nonRetryable(UpgradeFailures.ARTIFACT_UNAVAILABLE, "artifacts verified before the hosts");
+      }
+      return new ArtifactCheckResult(List.of("k3s", "k3s-airgap-images"));
+    });
+
+    assertEquals(3, start(env, worker).upgrade(request).upgraded());
+    assertEquals(0, underWay.getCount());
+    verify(hosts, times(1)).verifyArtifacts(any());
+  }
+
+  @Test
+  void aHostRefusalIsReportedBeforeAnArtifactThatFailsAlongsideIt(TestWorkflowEnvironment env, Worker worker) {
+    HostFacts old = Fixtures.hostWithOldRelease();
+    when(hosts.inspectHost(any()))
+        .thenReturn(new HostFacts("arm64", old.stagingFreeBytes(), old.installed(), old.installedVersion(), true));
+    when(hosts.verifyArtifacts(any()))
+        .thenThrow(UpgradeFailures.nonRetryable(UpgradeFailures.ARTIFACT_DIGEST_MISMATCH, "k3s: sha256 differs from the catalogue"));
+    assertRefused(env, worker, UpgradeFailures.ARCHITECTURE_MISMATCH, "arm64");
+  }
+
+  @Test
   void inspectedTogetherTheRefusalIsStillTheFirstControlPlaneInMachineOrder(TestWorkflowEnvironment env, Worker worker) {
     // cp-3's host refuses at once; cp-2's answers later with another refusal: cp-2's is the one reported.
     java.util.concurrent.CountDownLatch cp3Answered = new java.util.concurrent.CountDownLatch(1);
@@ -572,6 +606,18 @@ class ControlPlaneUpgradeWorkflowTest {
     HistoryFixtures.assumeNotRecorded("cp-upgrade-hosts-inspected-together.json");
     assertEquals(3, start(env, worker).upgrade(request).upgraded());
     HistoryFixtures.record(env, workflowId, null, "cp-upgrade-hosts-inspected-together.json");
+  }
+
+  /**
+   * Records the history of change control-plane-artifacts-verified-alongside-hosts (the artifacts
+   * verified while the hosts are inspected) for {@link ParentUpgradeReplayTest}.
+   */
+  @Test
+  @EnabledIfSystemProperty(named = "histories.update", matches = "true")
+  void recordArtifactsVerifiedAlongsideHostsHistory(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    HistoryFixtures.assumeNotRecorded("cp-upgrade-artifacts-verified-alongside-hosts.json");
+    assertEquals(3, start(env, worker).upgrade(request).upgraded());
+    HistoryFixtures.record(env, workflowId, null, "cp-upgrade-artifacts-verified-alongside-hosts.json");
   }
 
   /**

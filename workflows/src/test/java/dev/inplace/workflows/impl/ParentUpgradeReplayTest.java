@@ -89,6 +89,7 @@ class ParentUpgradeReplayTest {
         Arguments.of("cp-upgrade-child-descriptions.json", NodeChildren.CHILD_DESCRIPTIONS_CHANGE),
         Arguments.of("workers-upgrade-child-descriptions.json", NodeChildren.CHILD_DESCRIPTIONS_CHANGE),
         Arguments.of("cp-upgrade-hosts-inspected-together.json", ControlPlaneUpgradeWorkflowImpl.PARALLEL_HOST_INSPECTION_CHANGE),
+        Arguments.of("cp-upgrade-artifacts-verified-alongside-hosts.json", ControlPlaneUpgradeWorkflowImpl.ARTIFACTS_ALONGSIDE_HOSTS_CHANGE),
         Arguments.of("cp-upgrade-prepared-ahead.json", NodeChildren.PREPARE_AHEAD_CHANGE),
         Arguments.of("cp-upgrade-prepared-ahead-gate-failed-retried.json", NodeChildren.PREPARE_AHEAD_CHANGE),
         Arguments.of("workers-upgrade-prepared-ahead-first-run.json", NodeChildren.PREPARE_AHEAD_CHANGE),

@@ -40,6 +40,7 @@ class VersionedBranchesTest {
       new Change(ClusterPreflight.K0S_NODE_VERSION_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-", "plan-")),
       new Change(NodeChildren.CHILD_DESCRIPTIONS_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
       new Change(ControlPlaneUpgradeWorkflowImpl.PARALLEL_HOST_INSPECTION_CHANGE, 1, List.of("cp-upgrade-")),
+      new Change(ControlPlaneUpgradeWorkflowImpl.ARTIFACTS_ALONGSIDE_HOSTS_CHANGE, 1, List.of("cp-upgrade-")),
       new Change(NodeChildren.PREPARE_AHEAD_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
       new Change(NodeUpgradeWorkflowImpl.PERMIT_CHANGE, 1, List.of("node-upgrade-")),
       new Change(NodeChildren.PREPARE_AFTER_STAGED_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
