@@ -307,13 +307,8 @@ class ControlPlaneUpgradeWorkflowTest {
   void preflightInspectsEveryControlPlaneHostAtOnce(TestWorkflowEnvironment env, Worker worker) {
     // Each inspection answers only once all three are under way: one after the other would never get there.
     java.util.concurrent.CountDownLatch underWay = new java.util.concurrent.CountDownLatch(3);
-    when(hosts.inspectHost(any())).thenAnswer(inv -> {
-      underWay.countDown();
-      if (!underWay.await(10, TimeUnit.SECONDS)) {
-        throw UpgradeFailures.nonRetryable(UpgradeFailures.PREFLIGHT_FAILED, "inspected one at a time");
-      }
-      return Fixtures.hostWithOldRelease();
-    });
+    when(hosts.inspectHost(any())).thenAnswer(
+        onceAllUnderWay(underWay, UpgradeFailures.PREFLIGHT_FAILED, "inspected one at a time", Fixtures.hostWithOldRelease()));
 
     ControlPlaneUpgradeResult result = start(env, worker).upgrade(request);
 
@@ -326,20 +321,10 @@ class ControlPlaneUpgradeWorkflowTest {
   void preflightVerifiesTheArtifactsWhileTheHostsAreInspected(TestWorkflowEnvironment env, Worker worker) {
     // The artifact check and the three inspections answer only once all four are under way.
     java.util.concurrent.CountDownLatch underWay = new java.util.concurrent.CountDownLatch(4);
-    when(hosts.inspectHost(any())).thenAnswer(inv -> {
-      underWay.countDown();
-      if (!underWay.await(10, TimeUnit.SECONDS)) {
-        throw UpgradeFailures.nonRetryable(UpgradeFailures.PREFLIGHT_FAILED, "artifacts verified after the hosts");
-      }
-      return Fixtures.hostWithOldRelease();
-    });
-    when(hosts.verifyArtifacts(any())).thenAnswer(inv -> {
-      underWay.countDown();
-      if (!underWay.await(10, TimeUnit.SECONDS)) {
-        throw UpgradeFailures.nonRetryable(UpgradeFailures.ARTIFACT_UNAVAILABLE, "artifacts verified before the hosts");
-      }
-      return new ArtifactCheckResult(List.of("k3s", "k3s-airgap-images"));
-    });
+    when(hosts.inspectHost(any())).thenAnswer(onceAllUnderWay(
+        underWay, UpgradeFailures.PREFLIGHT_FAILED, "artifacts verified after the hosts", Fixtures.hostWithOldRelease()));
+    when(hosts.verifyArtifacts(any())).thenAnswer(onceAllUnderWay(underWay, UpgradeFailures.ARTIFACT_UNAVAILABLE,
+        "artifacts verified before the hosts", new ArtifactCheckResult(List.of("k3s", "k3s-airgap-images"))));
 
     assertEquals(3, start(env, worker).upgrade(request).upgraded());
     assertEquals(0, underWay.getCount());
@@ -380,6 +365,21 @@ class ControlPlaneUpgradeWorkflowTest {
 
     assertRefused(env, worker, UpgradeFailures.ARCHITECTURE_MISMATCH, "arm64");
     assertEquals(0, cp3Answered.getCount());
+  }
+
+  /**
+   * Answers {@code answer} only once {@code underWay} has counted down to zero, each call counting
+   * one: calls made one after the other never get there, and fail with {@code type} after 10 s.
+   */
+  private static <T> org.mockito.stubbing.Answer<T> onceAllUnderWay(
+      java.util.concurrent.CountDownLatch underWay, String type, String why, T answer) {
+    return inv -> {
+      underWay.countDown();
+      if (!underWay.await(10, TimeUnit.SECONDS)) {
+        throw UpgradeFailures.nonRetryable(type, why);
+      }
+      return answer;
+    };
   }
 
   private void assertRefused(TestWorkflowEnvironment env, Worker worker, String type, String text) {
