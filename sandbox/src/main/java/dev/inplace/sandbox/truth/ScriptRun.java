@@ -26,6 +26,14 @@ public record ScriptRun(JournalEntry begin, Optional<JournalEntry> end, List<Jou
     return end.isEmpty();
   }
 
+  /**
+   * Stopped before it could finish: cut off without an end line, or ended by a signal (HUP, PIPE,
+   * TERM: its session dropped or it was told to stop, and its trap wrote the end line first).
+   */
+  public boolean interrupted() {
+    return end.isEmpty() || !end.get().field("signal").isEmpty();
+  }
+
   /** Ended with exit status 0: everything it did, it saw through to the end. */
   public boolean succeeded() {
     return end.flatMap(JournalEntry::exit).filter(e -> e == 0).isPresent();

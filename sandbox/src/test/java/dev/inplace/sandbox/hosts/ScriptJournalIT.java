@@ -188,7 +188,10 @@ class ScriptJournalIT {
     assertEquals(1, hosts.sshFaults().dropped());
     List<ScriptRun> runs = journal().runs().stream().filter(r -> r.script().equals("install")).toList();
     assertEquals(2, runs.size(), journal().lines().toString());
-    assertTrue(runs.get(0).open(), "the dropped attempt's script was killed mid-way: " + runs.get(0));
+    // The drop kills the session's processes (no end line), unless the script first writes to its
+    // closed output and gets SIGPIPE, whose trap writes "end signal=PIPE": both are a cut-off, and
+    // which comes first is a race (failed once each way in full verifies).
+    assertTrue(runs.get(0).interrupted(), "the dropped attempt's script was stopped mid-way: " + runs.get(0));
     assertEquals(1, runs.get(0).begin().attempt());
     assertTrue(runs.get(1).succeeded());
     assertEquals(2, runs.get(1).begin().attempt());

@@ -175,6 +175,22 @@ class JournalAuditTest {
   }
 
   @Test
+  void aRunCutOffOrEndedByASignalIsInterruptedAndOneThatExitedIsNot() {
+    HostJournal journal =
+        HostJournal.parse(
+            "w-0",
+            List.of(
+                line(10, "install", 1, "begin"),
+                line(11, "install", 2, "begin"),
+                line(11, "install", 2, "end signal=PIPE"),
+                line(12, "install", 3, "begin"),
+                line(12, "install", 3, "end exit=1"),
+                line(13, "install", 4, "begin"),
+                line(13, "install", 4, "end exit=0")));
+    assertEquals(List.of(true, true, false, false), journal.runs().stream().map(ScriptRun::interrupted).toList());
+  }
+
+  @Test
   void entriesCarryTheirRunAttemptAndFields() {
     JournalEntry e = JournalEntry.parse("w-0", 3, line(12, "install", 2, "end exit=7"));
     assertEquals("node-upgrade-edge-1-w0", e.workflowId());
