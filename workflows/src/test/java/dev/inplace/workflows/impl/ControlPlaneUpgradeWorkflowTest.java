@@ -603,9 +603,7 @@ class ControlPlaneUpgradeWorkflowTest {
   @Test
   @EnabledIfSystemProperty(named = "histories.update", matches = "true")
   void recordHostsInspectedTogetherHistory(TestWorkflowEnvironment env, Worker worker) throws Exception {
-    HistoryFixtures.assumeNotRecorded("cp-upgrade-hosts-inspected-together.json");
-    assertEquals(3, start(env, worker).upgrade(request).upgraded());
-    HistoryFixtures.record(env, workflowId, null, "cp-upgrade-hosts-inspected-together.json");
+    recordAHealthyRun(env, worker, "cp-upgrade-hosts-inspected-together.json");
   }
 
   /**
@@ -615,9 +613,14 @@ class ControlPlaneUpgradeWorkflowTest {
   @Test
   @EnabledIfSystemProperty(named = "histories.update", matches = "true")
   void recordArtifactsVerifiedAlongsideHostsHistory(TestWorkflowEnvironment env, Worker worker) throws Exception {
-    HistoryFixtures.assumeNotRecorded("cp-upgrade-artifacts-verified-alongside-hosts.json");
+    recordAHealthyRun(env, worker, "cp-upgrade-artifacts-verified-alongside-hosts.json");
+  }
+
+  /** Records a run of the healthy cluster that upgrades all three control planes, unless {@code file} is committed. */
+  private void recordAHealthyRun(TestWorkflowEnvironment env, Worker worker, String file) throws Exception {
+    HistoryFixtures.assumeNotRecorded(file);
     assertEquals(3, start(env, worker).upgrade(request).upgraded());
-    HistoryFixtures.record(env, workflowId, null, "cp-upgrade-artifacts-verified-alongside-hosts.json");
+    HistoryFixtures.record(env, workflowId, null, file);
   }
 
   /**

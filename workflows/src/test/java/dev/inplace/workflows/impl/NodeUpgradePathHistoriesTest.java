@@ -54,10 +54,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * One committed history per path through a NodeUpgrade run that the happy-path and rollback
@@ -227,9 +231,19 @@ class NodeUpgradePathHistoriesTest {
       "node-upgrade-path-changed-while-waiting.json",
       "node-upgrade-path-stood-down.json");
 
-  @Test
-  void everyPermitPathFixtureIsCommittedAndReplayed() throws Exception {
-    assertCommittedAndReplayed(PERMIT_PATHS, NodeUpgradeWorkflowImpl.PERMIT_CHANGE);
+  /** Each versioned path's fixtures and the change ID whose marker they carry. */
+  static Stream<Arguments> versionedPathFixtures() {
+    return Stream.of(
+        Arguments.of(PERMIT_PATHS, NodeUpgradeWorkflowImpl.PERMIT_CHANGE),
+        Arguments.of(List.of(REPORTED_STAGED), NodeUpgradeWorkflowImpl.STAGED_REPORT_CHANGE),
+        Arguments.of(List.of(BACKED_UP_BEFORE_CORDON), NodeUpgradeWorkflowImpl.BACKUP_BEFORE_CORDON_CHANGE));
+  }
+
+  @ParameterizedTest(name = "{1}")
+  @MethodSource("versionedPathFixtures")
+  void everyVersionedPathFixtureIsCommittedReplayedAndCarriesItsMarker(List<String> fixtures, String changeId)
+      throws Exception {
+    assertCommittedAndReplayed(fixtures, changeId);
   }
 
   /** Each fixture is committed, replayed by {@link NodeUpgradeReplayTest} and, given a change ID, carries its marker. */
@@ -328,11 +342,6 @@ class NodeUpgradePathHistoriesTest {
   }
 
   @Test
-  void everyReportedStagedFixtureIsCommittedAndReplayed() throws Exception {
-    assertCommittedAndReplayed(List.of(REPORTED_STAGED), NodeUpgradeWorkflowImpl.STAGED_REPORT_CHANGE);
-  }
-
-  @Test
   @EnabledIfSystemProperty(named = "histories.update", matches = "true")
   void recordReportedStagedPath(TestWorkflowEnvironment env, Worker worker) throws Exception {
     HistoryFixtures.assumeNotRecorded(REPORTED_STAGED);
@@ -343,11 +352,6 @@ class NodeUpgradePathHistoriesTest {
 
   /** A run that backs up before it cordons (node-upgrade-backs-up-before-cordon), recorded by {@link #recordBackedUpBeforeCordonPath}. */
   static final String BACKED_UP_BEFORE_CORDON = "node-upgrade-path-backed-up-before-cordon.json";
-
-  @Test
-  void everyBackedUpBeforeCordonFixtureIsCommittedAndReplayed() throws Exception {
-    assertCommittedAndReplayed(List.of(BACKED_UP_BEFORE_CORDON), NodeUpgradeWorkflowImpl.BACKUP_BEFORE_CORDON_CHANGE);
-  }
 
   @Test
   @EnabledIfSystemProperty(named = "histories.update", matches = "true")
