@@ -152,6 +152,11 @@ public final class ClusterApiActivitiesImpl implements ClusterApiActivities {
         });
   }
 
+  @Override
+  public MachineMarksResult markMachines(MachineMarksRequest request) {
+    return ClusterApiActivities.markEach(request, this::markMachineUpgrading);
+  }
+
   private static String shownOwner(String value) {
     return value == null || value.isEmpty() ? "no owner" : value;
   }

@@ -10,6 +10,9 @@ import dev.inplace.activities.kube.KubeClients;
 import dev.inplace.workflows.api.ClusterApiActivities;
 import dev.inplace.workflows.api.ClusterApiActivities.MachineMarkRequest;
 import dev.inplace.workflows.api.ClusterApiActivities.MachineMarkResult;
+import dev.inplace.workflows.api.ClusterApiActivities.MachineMarkOutcome;
+import dev.inplace.workflows.api.ClusterApiActivities.MachineMarksRequest;
+import dev.inplace.workflows.api.ClusterApiActivities.MachineMarksResult;
 import dev.inplace.workflows.api.ClusterApiActivities.MachineVersionRequest;
 import dev.inplace.workflows.api.ClusterApiActivities.MachineVersionResult;
 import dev.inplace.workflows.failure.UpgradeFailures;
@@ -178,6 +181,36 @@ class ClusterApiActivitiesImplTest {
 
     assertEquals(UpgradeFailures.MACHINE_NOT_FOUND, failure.getType());
     assertEquals("Machine capi-system/ghost not found", failure.getOriginalMessage());
+  }
+
+  @Test
+  void aBatchOfMarksMarksEachMachineInOrderAndAMissingOneFailsAlone() {
+    String run = "workers-upgrade/capi-system/c1/md-0/v1.31.2+k3s1";
+
+    MachineMarksResult result = activities.markMachines(new MachineMarksRequest(List.of(
+        new MachineMarkRequest("capi-system", "ghost", true, run),
+        new MachineMarkRequest("capi-system", "m1", true, run),
+        new MachineMarkRequest("capi-system", "m1", true, run))));
+
+    assertEquals(List.of(
+            new MachineMarkOutcome("ghost", false, UpgradeFailures.MACHINE_NOT_FOUND, "Machine capi-system/ghost not found"),
+            new MachineMarkOutcome("m1", true, null, null),
+            new MachineMarkOutcome("m1", false, null, null)),
+        result.outcomes());
+    assertEquals(run, annotation(ClusterApiActivities.SKIP_REMEDIATION_ANNOTATION));
+  }
+
+  @Test
+  void aBatchOfMoreThanFiftyMarksIsRefusedBeforeAnyIsSet() {
+    List<MachineMarkRequest> marks = java.util.stream.IntStream.range(0, ClusterApiActivities.MAX_MARKS_PER_BATCH + 1)
+        .mapToObj(i -> new MachineMarkRequest("capi-system", "m1", true, "run"))
+        .toList();
+
+    ApplicationFailure failure =
+        assertThrows(ApplicationFailure.class, () -> activities.markMachines(new MachineMarksRequest(marks)));
+
+    assertEquals(UpgradeFailures.INVALID_REQUEST, failure.getType());
+    assertNull(annotation(ClusterApiActivities.SKIP_REMEDIATION_ANNOTATION));
   }
 
   private String annotation(String key) {

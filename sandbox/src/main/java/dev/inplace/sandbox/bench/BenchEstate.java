@@ -57,6 +57,11 @@ final class BenchEstate {
       }
 
       @Override
+      public MachineMarksResult markMachines(MachineMarksRequest request) {
+        return ClusterApiActivities.markEach(request, this::markMachineUpgrading);
+      }
+
+      @Override
       public BookkeepingResult pauseControlPlane(ControlPlaneVersionRequest request) {
         return new BookkeepingResult(List.of());
       }

@@ -1,7 +1,12 @@
 package dev.inplace.workflows.api;
 
 import io.temporal.activity.ActivityInterface;
+import dev.inplace.workflows.failure.UpgradeFailures;
 import io.temporal.activity.ActivityMethod;
+import io.temporal.failure.ApplicationFailure;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
 
 /** Reads and patches CAPI objects (v1beta2) in the management cluster. */
 @ActivityInterface
@@ -33,6 +38,41 @@ public interface ClusterApiActivities {
    */
   @ActivityMethod
   MachineMarkResult markMachineUpgrading(MachineMarkRequest request);
+
+  /**
+   * {@link #markMachineUpgrading} for several Machines at once, in order: one local activity for
+   * every mark and unmark a parent run's nodes ask for together (at most {@link
+   * #MAX_MARKS_PER_BATCH}). A Machine whose mark fails for good (not found) gets its failure in its
+   * outcome and the others go on; a failure worth retrying fails the whole batch, and the retry
+   * repeats it (each mark is idempotent). {@link #markEach} is the one way to implement it.
+   */
+  @ActivityMethod
+  MachineMarksResult markMachines(MachineMarksRequest request);
+
+  /** The most marks one {@link #markMachines} call carries, so a batch stays well within its timeout. */
+  int MAX_MARKS_PER_BATCH = 50;
+
+  /**
+   * {@link #markMachines}'s semantics over a single-Machine mark: each in order; a non-retryable
+   * {@link ApplicationFailure} becomes that Machine's outcome, anything else propagates.
+   */
+  static MachineMarksResult markEach(MachineMarksRequest request, Function<MachineMarkRequest, MachineMarkResult> mark) {
+    if (request == null || request.marks() == null || request.marks().size() > MAX_MARKS_PER_BATCH) {
+      throw UpgradeFailures.nonRetryable(UpgradeFailures.INVALID_REQUEST, "a batch carries 0.." + MAX_MARKS_PER_BATCH + " marks");
+    }
+    List<MachineMarkOutcome> outcomes = new ArrayList<>();
+    for (MachineMarkRequest one : request.marks()) {
+      try {
+        outcomes.add(new MachineMarkOutcome(one.machineName(), mark.apply(one).changed(), null, null));
+      } catch (ApplicationFailure e) {
+        if (!e.isNonRetryable()) {
+          throw e;
+        }
+        outcomes.add(new MachineMarkOutcome(one.machineName(), false, e.getType(), e.getOriginalMessage()));
+      }
+    }
+    return new MachineMarksResult(outcomes);
+  }
 
   /**
    * Pauses the control-plane object for a ControlPlaneUpgrade run (records {@code owner} in {@link
@@ -75,12 +115,20 @@ public interface ClusterApiActivities {
 
   record MachineMarkResult(boolean changed) {}
 
+  record MachineMarksRequest(List<MachineMarkRequest> marks) {}
+
+  /** One outcome per mark, in the request's order. */
+  record MachineMarksResult(List<MachineMarkOutcome> outcomes) {}
+
+  /** @param failureType the vocabulary type of a mark that failed for good; null when it was set (or already so) */
+  record MachineMarkOutcome(String machineName, boolean changed, String failureType, String failureMessage) {}
+
   record ControlPlaneVersionRequest(String namespace, ObjectRef controlPlane, String version, String owner) {}
 
   record PoolVersionRequest(String namespace, String machineDeployment, String version, String owner) {}
 
   /** @param patches human-readable patches in the order they were applied; empty when nothing changed */
-  record BookkeepingResult(java.util.List<String> patches) {}
+  record BookkeepingResult(List<String> patches) {}
 
   /** Sets {@code Machine.spec.version}; a no-op when it already has that value. */
   @ActivityMethod

@@ -8,6 +8,7 @@ import dev.inplace.workflows.failure.UpgradeFailures;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.common.converter.DataConverterException;
 import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.TemporalFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.failure.ChildWorkflowFailure;
@@ -80,15 +81,20 @@ final class ChildOutcomes {
   }
 
   /** The Machine's mark could not be set: the node fails with nothing changed on it. */
-  static void recordMarkFailure(NodeBook book, MachineInfo machine, ActivityFailure e) {
+  static void recordMarkFailure(NodeBook book, MachineInfo machine, TemporalFailure e) {
     String node = machine.nodeName();
     if (Failures.isCancellation(e)) {
-      book.failed(node, Workflow.currentTimeMillis(), NodePhase.FAILED, null, UpgradeFailures.CANCELLED,
-          "cancelled before it started; nothing was changed");
+      recordCancelledBeforeStart(book, node);
     } else {
       book.failed(node, Workflow.currentTimeMillis(), NodePhase.FAILED, null, Failures.typeOf(e, UpgradeFailures.KUBERNETES_API_ERROR),
           "could not mark Machine " + machine.name() + " as upgrading: " + Failures.describe(e)
               + "; nothing was changed on " + node);
     }
+  }
+
+  /** The run was cancelled while the node's Machine was being marked: its child never started. */
+  static void recordCancelledBeforeStart(NodeBook book, String node) {
+    book.failed(node, Workflow.currentTimeMillis(), NodePhase.FAILED, null, UpgradeFailures.CANCELLED,
+        "cancelled before it started; nothing was changed");
   }
 }

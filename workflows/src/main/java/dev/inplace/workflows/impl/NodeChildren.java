@@ -1,7 +1,6 @@
 package dev.inplace.workflows.impl;
 
 import dev.inplace.workflows.api.ClusterApiActivities;
-import dev.inplace.workflows.api.ClusterApiActivities.MachineMarkRequest;
 import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.MachineInfo;
 import dev.inplace.workflows.api.NodePhase;
@@ -11,10 +10,10 @@ import dev.inplace.workflows.api.NodeUpgradeWorkflow;
 import dev.inplace.workflows.api.RunSearchAttributes;
 import dev.inplace.workflows.api.UpgradeProgress.RunPhase;
 import dev.inplace.workflows.failure.UpgradeFailures;
-import dev.inplace.workflows.options.ActivityOptionsCatalog;
 import io.temporal.api.enums.v1.ParentClosePolicy;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.failure.ChildWorkflowFailure;
 import io.temporal.workflow.Async;
@@ -36,20 +35,6 @@ import org.slf4j.Logger;
  */
 final class NodeChildren {
   private static final Logger log = Workflow.getLogger(NodeChildren.class);
-
-  /**
-   * Change ID: runs from this version on mark Machines (skip-remediation) with a local activity, so
-   * no task-queue round trip sits between one node finishing and the next starting. Older runs
-   * (recorded before commit dc55ad3 introduced it unversioned) mark with a regular activity.
-   */
-  static final String LOCAL_MACHINE_MARKS_CHANGE = "parent-local-machine-marks";
-
-  /**
-   * Change ID: runs from this version on write their workflow ID as the mark's value and remove only
-   * a mark with that value, so a mark an operator set before the run survives it. Older runs wrote
-   * an empty value and removed any mark.
-   */
-  static final String MACHINE_MARK_OWNER_CHANGE = "parent-machine-mark-owner";
 
   /**
    * Change ID: runs from this version on start each child with a static summary naming the node,
@@ -76,10 +61,8 @@ final class NodeChildren {
    */
   static final String PREPARE_AFTER_STAGED_CHANGE = "parent-prepares-after-staged";
 
-  private final ClusterApiActivities localMachineMarks =
-      Workflow.newLocalActivityStub(ClusterApiActivities.class, ActivityOptionsCatalog.machineMark());
   private final String kind;
-  private final ClusterApiActivities clusterApi;
+  private final ParentMachineMarks marks;
   private final NodeBook book;
   private final NodeThreads threads;
   private final Consumer<MachineInfo> gate;
@@ -91,10 +74,6 @@ final class NodeChildren {
   private boolean preparesAhead;
   /** Whether it prepares only once the nodes started with their turn have staged; set in begin. */
   private boolean preparesAfterStaged;
-  /** Marks Machines: a local activity, or the regular {@link #clusterApi} for older runs; set in begin. */
-  private ClusterApiActivities machineMarks;
-  /** The value of this run's marks (its workflow ID), or null for runs from before owners; set in begin. */
-  private String markOwner;
   /** Whether children start with {@link ChildRunDescription}'s summary and details; set in begin. */
   private boolean describeChildren;
   private ClusterRef cluster;
@@ -113,7 +92,7 @@ final class NodeChildren {
       String kind, ClusterApiActivities clusterApi, NodeBook book, NodeThreads threads, Consumer<MachineInfo> gate,
       Function<MachineInfo, NodeUpgradeRequest> requests, Consumer<String> warn, BooleanSupplier aheadAllowed) {
     this.kind = kind;
-    this.clusterApi = clusterApi;
+    this.marks = new ParentMachineMarks(clusterApi);
     this.book = book;
     this.threads = threads;
     this.gate = gate;
@@ -122,17 +101,11 @@ final class NodeChildren {
     this.aheadAllowed = aheadAllowed;
   }
 
-  /** Decides, once per run and before anything else is recorded, how this run marks Machines. */
+  /** Decides, once per run and before anything else is recorded, how this run marks Machines and starts children. */
   void begin(ClusterRef cluster, String target) {
     this.cluster = cluster;
     this.target = target;
-    machineMarks =
-        Workflow.getVersion(LOCAL_MACHINE_MARKS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1
-            ? localMachineMarks
-            : clusterApi;
-    markOwner = Workflow.getVersion(MACHINE_MARK_OWNER_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1
-        ? Workflow.getInfo().getWorkflowId()
-        : null;
+    marks.begin(cluster.namespace());
     describeChildren = Workflow.getVersion(CHILD_DESCRIPTIONS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     preparesAhead = Workflow.getVersion(PREPARE_AHEAD_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1
         && aheadAllowed.getAsBoolean();
@@ -189,7 +162,9 @@ final class NodeChildren {
   private void upgradeMarkedAhead(MachineInfo machine, String childId) {
     String node = machine.nodeName();
     try {
-      machineMarks.markMachineUpgrading(new MachineMarkRequest(cluster.namespace(), machine.name(), true, markOwner));
+      if (!markForUpgrade(machine)) {
+        return;
+      }
       book.note(node, "preparing ahead of its turn: NodeUpgrade " + childId);
       NodeUpgradeRequest request = requests.apply(machine).withAwaitPermit(true);
       NodeUpgradeWorkflow child = child(machine, childId, request);
@@ -211,7 +186,7 @@ final class NodeChildren {
         book.note(node, "upgrading: NodeUpgrade " + childId);
       }
       recordUpgraded(node, result.get());
-    } catch (ActivityFailure e) {
+    } catch (ActivityFailure | ApplicationFailure e) {
       ChildOutcomes.recordMarkFailure(book, machine, e);
     } catch (ChildWorkflowFailure e) {
       ChildOutcomes.recordFailure(book, node, childId, e);
@@ -317,13 +292,15 @@ final class NodeChildren {
   private void upgradeMarked(MachineInfo machine, String childId, boolean reportStaged) {
     String node = machine.nodeName();
     try {
-      machineMarks.markMachineUpgrading(new MachineMarkRequest(cluster.namespace(), machine.name(), true, markOwner));
+      if (!markForUpgrade(machine)) {
+        return;
+      }
       book.note(node, "upgrading: NodeUpgrade " + childId);
       NodeUpgradeRequest request = reportStaged
           ? requests.apply(machine).withReportStaged(true)
           : requests.apply(machine);
       recordUpgraded(node, child(machine, childId, request).upgrade(request));
-    } catch (ActivityFailure e) {
+    } catch (ActivityFailure | ApplicationFailure e) {
       ChildOutcomes.recordMarkFailure(book, machine, e);
     } catch (ChildWorkflowFailure e) {
       ChildOutcomes.recordFailure(book, node, childId, e);
@@ -335,13 +312,25 @@ final class NodeChildren {
     }
   }
 
+  /**
+   * Marks the Machine before its child starts. False when the run was cancelled while the batch
+   * ran (a batch is not cancelled with the run): the node is recorded as never started, and its
+   * thread's end removes the mark.
+   */
+  private boolean markForUpgrade(MachineInfo machine) {
+    marks.set(machine, true);
+    if (marks.batched() && CancellationScope.current().isCancelRequested()) {
+      ChildOutcomes.recordCancelledBeforeStart(book, machine.nodeName());
+      return false;
+    }
+    return true;
+  }
+
   /** Removes the skip-remediation mark: after success, failure or cancellation alike. */
   private void unmark(MachineInfo machine) {
     try {
-      Workflow.newDetachedCancellationScope(
-              () -> machineMarks.markMachineUpgrading(new MachineMarkRequest(cluster.namespace(), machine.name(), false, markOwner)))
-          .run();
-    } catch (ActivityFailure e) {
+      Workflow.newDetachedCancellationScope(() -> marks.set(machine, false)).run();
+    } catch (ActivityFailure | ApplicationFailure e) {
       String warning = "could not remove " + ClusterApiActivities.SKIP_REMEDIATION_ANNOTATION + " from Machine "
           + machine.name() + ": " + Failures.describe(e);
       book.warn(machine.nodeName(), warning);

@@ -64,7 +64,7 @@ class ChildRunDescriptionTest {
 
   private final HostActivities hosts = mock(HostActivities.class, withSettings().withoutAnnotations());
   private final NodeActivities nodes = mock(NodeActivities.class, withSettings().withoutAnnotations());
-  private final ClusterApiActivities capi = mock(ClusterApiActivities.class, withSettings().withoutAnnotations());
+  private final ClusterApiActivities capi = ParentFixtures.clusterApiMock();
   private final ChildScript script = new ChildScript();
 
   @BeforeEach

@@ -105,7 +105,7 @@ class ControlPlaneUpgradeWorkflowTest {
 
   private final HostActivities hosts = mock(HostActivities.class, withSettings().withoutAnnotations());
   private final NodeActivities nodes = mock(NodeActivities.class, withSettings().withoutAnnotations());
-  private final ClusterApiActivities capi = mock(ClusterApiActivities.class, withSettings().withoutAnnotations());
+  private final ClusterApiActivities capi = ParentFixtures.clusterApiMock();
   private final ChildScript.Listener children = mock(ChildScript.Listener.class);
   private final ChildScript script = new ChildScript().listener(children);
   private final String workflowId = WorkflowIds.controlPlaneUpgrade("fleet", "edge-1", TO);

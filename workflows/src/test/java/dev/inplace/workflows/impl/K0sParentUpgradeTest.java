@@ -73,7 +73,7 @@ class K0sParentUpgradeTest {
 
   private final HostActivities hosts = mock(HostActivities.class, withSettings().withoutAnnotations());
   private final NodeActivities nodes = mock(NodeActivities.class, withSettings().withoutAnnotations());
-  private final ClusterApiActivities capi = mock(ClusterApiActivities.class, withSettings().withoutAnnotations());
+  private final ClusterApiActivities capi = ParentFixtures.clusterApiMock();
   private final ChildScript script = new ChildScript();
 
   static NodeUpgradeTemplate k0sTemplate() {

@@ -98,7 +98,9 @@ class ParentUpgradeReplayTest {
         Arguments.of("workers-upgrade-prepared-ahead-aborted.json", NodeChildren.PREPARE_AHEAD_CHANGE),
         Arguments.of("workers-upgrade-prepared-ahead-cancelled.json", NodeChildren.PREPARE_AHEAD_CHANGE),
         Arguments.of("cp-upgrade-prepared-after-staged.json", NodeChildren.PREPARE_AFTER_STAGED_CHANGE),
-        Arguments.of("workers-upgrade-prepared-after-staged.json", NodeChildren.PREPARE_AFTER_STAGED_CHANGE));
+        Arguments.of("workers-upgrade-prepared-after-staged.json", NodeChildren.PREPARE_AFTER_STAGED_CHANGE),
+        Arguments.of("cp-upgrade-batched-machine-marks.json", ParentMachineMarks.BATCHED_MACHINE_MARKS_CHANGE),
+        Arguments.of("workers-upgrade-batched-machine-marks.json", ParentMachineMarks.BATCHED_MACHINE_MARKS_CHANGE));
   }
 
   @ParameterizedTest

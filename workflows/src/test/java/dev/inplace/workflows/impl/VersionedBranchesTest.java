@@ -30,10 +30,10 @@ class VersionedBranchesTest {
   static final List<Change> CHANGES = List.of(
       new Change(NodeUpgradeWorkflowImpl.SEARCH_ATTRIBUTES_CHANGE, 1, List.of("node-upgrade-")),
       new Change(NodeUpgradeWorkflowImpl.DISTRIBUTION_STEPS_CHANGE, 1, List.of("node-upgrade-")),
-      new Change(NodeChildren.LOCAL_MACHINE_MARKS_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
+      new Change(ParentMachineMarks.LOCAL_MACHINE_MARKS_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
       new Change(NodeUpgradeWorkflowImpl.OWN_MACHINE_MARK_CHANGE, 1, List.of("node-upgrade-")),
       new Change(NodeUpgradeWorkflowImpl.UI_SUMMARIES_CHANGE, 1, List.of("node-upgrade-")),
-      new Change(NodeChildren.MACHINE_MARK_OWNER_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
+      new Change(ParentMachineMarks.MACHINE_MARK_OWNER_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
       new Change(ControlPlaneUpgradeWorkflowImpl.PAUSE_CONTROL_PLANE_CHANGE, 2, List.of("cp-upgrade-")),
       new Change(NodeUpgradeWorkflowImpl.CATALOGUE_RULES_CHANGE, 1, List.of("node-upgrade-")),
       new Change(NodeUpgradeWorkflowImpl.K0S_NODE_VERSION_CHANGE, 1, List.of("node-upgrade-")),
@@ -45,7 +45,8 @@ class VersionedBranchesTest {
       new Change(NodeUpgradeWorkflowImpl.PERMIT_CHANGE, 1, List.of("node-upgrade-")),
       new Change(NodeChildren.PREPARE_AFTER_STAGED_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
       new Change(NodeUpgradeWorkflowImpl.STAGED_REPORT_CHANGE, 1, List.of("node-upgrade-")),
-      new Change(NodeUpgradeWorkflowImpl.BACKUP_BEFORE_CORDON_CHANGE, 1, List.of("node-upgrade-")));
+      new Change(NodeUpgradeWorkflowImpl.BACKUP_BEFORE_CORDON_CHANGE, 1, List.of("node-upgrade-")),
+      new Change(ParentMachineMarks.BATCHED_MACHINE_MARKS_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")));
 
   /**
    * Every production class of the implementation packages: a change ID declared in any of them, a

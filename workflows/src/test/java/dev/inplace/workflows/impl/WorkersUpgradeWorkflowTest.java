@@ -88,7 +88,7 @@ class WorkersUpgradeWorkflowTest {
 
   private final HostActivities hosts = mock(HostActivities.class, withSettings().withoutAnnotations());
   private final NodeActivities nodes = mock(NodeActivities.class, withSettings().withoutAnnotations());
-  private final ClusterApiActivities capi = mock(ClusterApiActivities.class, withSettings().withoutAnnotations());
+  private final ClusterApiActivities capi = ParentFixtures.clusterApiMock();
   private final ChildScript script = new ChildScript();
   private final String workflowId = WorkflowIds.workersUpgrade("fleet", "edge-1", POOL, TO);
 

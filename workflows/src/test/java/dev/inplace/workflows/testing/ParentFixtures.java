@@ -51,7 +51,19 @@ public final class ParentFixtures {
 
   /** A mock of the CAPI activities (registrable as an activity implementation). */
   public static ClusterApiActivities clusterApiMock() {
-    return mock(ClusterApiActivities.class, withSettings().withoutAnnotations());
+    return answersBatchedMarksOneByOne(mock(ClusterApiActivities.class, withSettings().withoutAnnotations()));
+  }
+
+  /**
+   * Answers the mock's {@code markMachines} (the batches of parent runs) through its own {@code
+   * markMachineUpgrading}, one Machine at a time as the real activity does ({@link
+   * ClusterApiActivities#markEach}): tests stub and verify single marks whichever way a run marks.
+   */
+  public static ClusterApiActivities answersBatchedMarksOneByOne(ClusterApiActivities capi) {
+    org.mockito.Mockito.lenient()
+        .when(capi.markMachines(org.mockito.ArgumentMatchers.any()))
+        .thenAnswer(inv -> ClusterApiActivities.markEach(inv.getArgument(0), capi::markMachineUpgrading));
+    return capi;
   }
 
   public static NodeUpgradeTemplate template() {
