@@ -94,6 +94,10 @@ class InplaceCliTest {
       Workflow.await(() -> aborted);
       return new WorkersUpgradeResult(request.cluster(), request.machineDeployment(), "v1.31.2+k3s1", 0, 0, 0, true, 1, List.of());
     }
+
+    /** The CLI never sends it: children do. */
+    @Override
+    public void nodeEnded(dev.inplace.workflows.api.NodeEnd end) {}
   }
 
   /** A stand-in ControlPlaneUpgrade that records its request and returns. */

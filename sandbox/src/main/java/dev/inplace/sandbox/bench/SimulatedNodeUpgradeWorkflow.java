@@ -5,6 +5,7 @@ import dev.inplace.workflows.api.NodeProgress;
 import dev.inplace.workflows.api.NodeUpgradeRequest;
 import dev.inplace.workflows.api.NodeUpgradeResult;
 import dev.inplace.workflows.api.NodeUpgradeWorkflow;
+import dev.inplace.workflows.impl.EndReport;
 import dev.inplace.workflows.impl.StagedReport;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
@@ -29,6 +30,11 @@ public class SimulatedNodeUpgradeWorkflow implements NodeUpgradeWorkflow {
 
   @Override
   public NodeUpgradeResult upgrade(NodeUpgradeRequest request) {
+    // A parent that hands its children over at continue-as-new follows them by their end reports.
+    return EndReport.around(request.node().nodeName(), request.reportEnd(), () -> run(request));
+  }
+
+  private NodeUpgradeResult run(NodeUpgradeRequest request) {
     node = request.node().nodeName();
     phase = NodePhase.UPGRADING;
     if (request.awaitPermit()) {

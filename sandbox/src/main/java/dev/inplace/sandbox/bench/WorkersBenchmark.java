@@ -12,7 +12,10 @@ import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.DrainOptions;
 import dev.inplace.workflows.api.FailurePolicy;
 import dev.inplace.workflows.api.HostProfile;
+import dev.inplace.workflows.api.NodePhase;
+import dev.inplace.workflows.api.NodeStatus;
 import dev.inplace.workflows.api.NodeUpgradeTemplate;
+import dev.inplace.workflows.api.UpgradeProgress;
 import dev.inplace.workflows.api.NodeUpgradeWorkflow;
 import dev.inplace.workflows.api.SshSettings;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
@@ -79,9 +82,10 @@ public final class WorkersBenchmark {
       out.printf("inplace bench: %d nodes, window %d, %.1fs per node (after one untimed warm-up wave)%n",
           nodes, window, perNode.toMillis() / 1000.0);
       // Warm-up: the first workflow tasks of a fresh JVM load and compile classes; not measured.
-      upgradePool(client, WorkflowIds.TASK_QUEUE, warmup, window);
+      Duration patience = Duration.ofMillis((long) Math.ceil((double) nodes / window) * perNode.toMillis() * 3).plusSeconds(30);
+      upgradePool(client, WorkflowIds.TASK_QUEUE, warmup, window, patience, out);
       long start = System.nanoTime();
-      WorkersUpgradeResult result = upgradePool(client, WorkflowIds.TASK_QUEUE, cluster, window);
+      WorkersUpgradeResult result = upgradePool(client, WorkflowIds.TASK_QUEUE, cluster, window, patience, out);
       double wall = (System.nanoTime() - start) / 1e9;
       sampler.shutdownNow();
       factory.shutdown();
@@ -105,10 +109,42 @@ public final class WorkersBenchmark {
     }
   }
 
-  private static WorkersUpgradeResult upgradePool(WorkflowClient client, String taskQueue, ClusterRef cluster, int window) {
+  /**
+   * Upgrades the pool; a run that has not ended after {@code patience} (three times the ideal, and
+   * 30 s) is a bug: the bench prints where it stands (the parent's phase and every node not done,
+   * with its child's status) and fails instead of waiting forever.
+   */
+  private static WorkersUpgradeResult upgradePool(
+      WorkflowClient client, String taskQueue, ClusterRef cluster, int window, Duration patience, PrintStream out) {
     WorkersUpgradeWorkflow workers = UpgradeRuns.startWorkers(client, taskQueue, new WorkersUpgradeRequest(
         cluster, BenchEstate.POOL, template(), Integer.toString(window), FailurePolicy.HALT, 0, 0, null, null));
-    return WorkflowStub.fromTyped(workers).getResult(WorkersUpgradeResult.class);
+    try {
+      return WorkflowStub.fromTyped(workers).getResult(patience.toMillis(), TimeUnit.MILLISECONDS, WorkersUpgradeResult.class);
+    } catch (java.util.concurrent.TimeoutException e) {
+      UpgradeProgress progress = workers.progress();
+      out.printf("inplace bench: the run of %s has not ended after %s: %s, %s%n", cluster, patience, progress.phase(),
+          progress.message());
+      for (NodeStatus node : progress.nodes()) {
+        if (node.phase() != NodePhase.UPGRADED) {
+          out.printf("  %s %s %s %s%n", node.node(), node.phase(), node.message(),
+              node.workflowId() == null ? "" : childStatus(client, node.workflowId()));
+        }
+      }
+      throw new IllegalStateException("the run of " + cluster + " did not end within " + patience, e);
+    }
+  }
+
+  private static String childStatus(WorkflowClient client, String workflowId) {
+    try {
+      return workflowId + " " + client.getWorkflowServiceStubs().blockingStub()
+          .describeWorkflowExecution(DescribeWorkflowExecutionRequest.newBuilder()
+              .setNamespace(client.getOptions().getNamespace())
+              .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId))
+              .build())
+          .getWorkflowExecutionInfo().getStatus();
+    } catch (RuntimeException e) {
+      return workflowId + " (" + e.getMessage() + ")";
+    }
   }
 
   /** The largest history among the parent's runs, walking back through continue-as-new. */

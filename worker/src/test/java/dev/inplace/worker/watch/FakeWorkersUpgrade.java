@@ -1,5 +1,6 @@
 package dev.inplace.worker.watch;
 
+import dev.inplace.workflows.api.NodeEnd;
 import dev.inplace.workflows.api.NodePhase;
 import dev.inplace.workflows.api.NodeRole;
 import dev.inplace.workflows.api.RunSearchAttributes;
@@ -26,4 +27,8 @@ public class FakeWorkersUpgrade extends FakeRun implements WorkersUpgradeWorkflo
         cluster(), request.machineDeployment(), target(), count(NodePhase.UPGRADED), count(NodePhase.ROLLED_BACK), 0,
         aborted, 1, nodes());
   }
+
+  /** Its nodes are not children: nothing reports to it. */
+  @Override
+  public void nodeEnded(NodeEnd end) {}
 }

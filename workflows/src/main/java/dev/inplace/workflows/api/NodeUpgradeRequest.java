@@ -31,6 +31,11 @@ import java.util.List;
  *     parent-prepares-after-staged} on) on the nodes that start with their turn, so it prepares
  *     the next nodes only once these have staged; false everywhere else, and in requests of runs
  *     started before the field existed
+ * @param reportEnd when it ends, whatever the outcome, the run signals its parent's workflow (the
+ *     parent's current run, not the one that started it) {@code nodeEnded} with its outcome: set by
+ *     a WorkersUpgrade run that hands its children over at continue-as-new (from change {@code
+ *     workers-hand-over-children} on), since the run that follows a child may not be the one that
+ *     started it; false everywhere else, and in requests of runs started before the field existed
  */
 public record NodeUpgradeRequest(
     NodeTarget node,
@@ -46,7 +51,8 @@ public record NodeUpgradeRequest(
     boolean firstControlPlane,
     boolean markMachine,
     boolean awaitPermit,
-    boolean reportStaged) {
+    boolean reportStaged,
+    boolean reportEnd) {
 
   /** A request that does not wait for a permit. */
   public NodeUpgradeRequest(
@@ -63,7 +69,7 @@ public record NodeUpgradeRequest(
       boolean firstControlPlane,
       boolean markMachine) {
     this(node, distribution, targetVersion, artifacts, profile, ssh, drain, readyTimeoutSeconds, minFreeBytes, arch,
-        firstControlPlane, markMachine, false, false);
+        firstControlPlane, markMachine, false, false, false);
   }
 
   /** A request whose Machine is marked by its parent run. */
@@ -129,28 +135,35 @@ public record NodeUpgradeRequest(
   public NodeUpgradeRequest withFirstControlPlane(boolean first) {
     return new NodeUpgradeRequest(
         node, distribution, targetVersion, artifacts, profile, ssh, drain, readyTimeoutSeconds, minFreeBytes, arch,
-        first, markMachine, awaitPermit, reportStaged);
+        first, markMachine, awaitPermit, reportStaged, reportEnd);
   }
 
   /** This request, with the run marking its own Machine (or not). */
   public NodeUpgradeRequest withMarkMachine(boolean mark) {
     return new NodeUpgradeRequest(
         node, distribution, targetVersion, artifacts, profile, ssh, drain, readyTimeoutSeconds, minFreeBytes, arch,
-        firstControlPlane, mark, awaitPermit, reportStaged);
+        firstControlPlane, mark, awaitPermit, reportStaged, reportEnd);
   }
 
   /** This request, waiting (or not) for its parent's permit before it cordons. */
   public NodeUpgradeRequest withAwaitPermit(boolean await) {
     return new NodeUpgradeRequest(
         node, distribution, targetVersion, artifacts, profile, ssh, drain, readyTimeoutSeconds, minFreeBytes, arch,
-        firstControlPlane, markMachine, await, reportStaged);
+        firstControlPlane, markMachine, await, reportStaged, reportEnd);
   }
 
   /** This request, telling its parent (or not) once its artifacts are staged. */
   public NodeUpgradeRequest withReportStaged(boolean report) {
     return new NodeUpgradeRequest(
         node, distribution, targetVersion, artifacts, profile, ssh, drain, readyTimeoutSeconds, minFreeBytes, arch,
-        firstControlPlane, markMachine, awaitPermit, report);
+        firstControlPlane, markMachine, awaitPermit, report, reportEnd);
+  }
+
+  /** This request, telling its parent's workflow (or not) how it ended. */
+  public NodeUpgradeRequest withReportEnd(boolean report) {
+    return new NodeUpgradeRequest(
+        node, distribution, targetVersion, artifacts, profile, ssh, drain, readyTimeoutSeconds, minFreeBytes, arch,
+        firstControlPlane, markMachine, awaitPermit, reportStaged, report);
   }
 
   public String serviceName() {

@@ -1,8 +1,10 @@
 package dev.inplace.workflows.impl;
 
 import dev.inplace.workflows.api.MachineInfo;
+import dev.inplace.workflows.api.NodeEnd;
 import dev.inplace.workflows.api.NodeFailure;
 import dev.inplace.workflows.api.NodePhase;
+import dev.inplace.workflows.api.NodeUpgradeResult;
 import dev.inplace.workflows.api.UpgradeStep;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
@@ -46,6 +48,35 @@ final class ChildOutcomes {
       book.failed(node, now, NodePhase.ROLLBACK_FAILED, null, UpgradeFailures.NODE_UPGRADE_FAILED,
           "NodeUpgrade " + childId + " ended without a result (" + Failures.describe(e)
               + "); the node's state is unknown: check it");
+    }
+    log.warn("{} failed: {}", node, book.status(node).message());
+  }
+
+  /**
+   * Records the end of a child the run took over at continue-as-new, from the child's end report:
+   * what {@link #recordFailure} (or the upgraded result) would have recorded from its completion.
+   * No report (the child ended without one: terminated by hand) leaves the node's state unknown.
+   */
+  static void recordEnd(NodeBook book, String node, String childId, NodeEnd end) {
+    long now = Workflow.currentTimeMillis();
+    if (end == null) {
+      book.failed(node, now, NodePhase.ROLLBACK_FAILED, null, UpgradeFailures.NODE_UPGRADE_FAILED,
+          "NodeUpgrade " + childId + " ended without reporting how (terminated?); the node's state is unknown: check it");
+    } else if (end.upgraded()) {
+      NodeUpgradeResult result = end.result();
+      book.upgraded(node, now, result.alreadyAtTarget()
+          ? "already at " + result.version()
+          : "upgraded " + result.previousVersion() + " -> " + result.version());
+      return;
+    } else if (end.failure() != null) {
+      NodeFailure failure = end.failure();
+      book.failed(node, now, failure.phase() == null ? NodePhase.FAILED : failure.phase(), failure.failedStep(),
+          failure.reason(), failure.message());
+    } else if (UpgradeFailures.CANCELLED.equals(end.failureType())) {
+      book.failed(node, now, NodePhase.ROLLED_BACK, null, UpgradeFailures.CANCELLED,
+          "NodeUpgrade " + childId + " was cancelled and puts the node back (see its result)");
+    } else {
+      book.failed(node, now, NodePhase.FAILED, null, end.failureType(), end.failureMessage());
     }
     log.warn("{} failed: {}", node, book.status(node).message());
   }

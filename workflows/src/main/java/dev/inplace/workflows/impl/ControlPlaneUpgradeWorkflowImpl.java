@@ -247,7 +247,7 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
         () -> artifactsVerified != null ? artifactsVerified.get() : hosts.verifyArtifacts(artifactCheck));
     status.warnAboutBudgets(nodes, cluster());
 
-    book.load(controlPlanes, List.of());
+    book.load(controlPlanes, List.of(), java.util.Set.of());
     for (MachineInfo m : controlPlanes) {
       if (RunOrder.atTarget(m, observed.get(m.nodeName()), target(), versions)) {
         book.alreadyAtTarget(m.nodeName(), target());

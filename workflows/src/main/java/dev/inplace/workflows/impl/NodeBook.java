@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The ledger of a parent run (ControlPlaneUpgrade, WorkersUpgrade): every node's status, the queue
@@ -35,9 +36,10 @@ final class NodeBook {
 
   /**
    * Takes the run's nodes, in the order they are to be upgraded. {@code carried} holds the statuses
-   * of an earlier run of the same logical upgrade (continue-as-new), or is empty.
+   * of an earlier run of the same logical upgrade (continue-as-new), or is empty; {@code handedOver}
+   * names its nodes still in flight whose children this run follows (they stay as they were).
    */
-  void load(List<MachineInfo> nodes, List<NodeStatus> carried) {
+  void load(List<MachineInfo> nodes, List<NodeStatus> carried, Set<String> handedOver) {
     Map<String, NodeStatus> before = new LinkedHashMap<>();
     for (NodeStatus s : carried) {
       before.put(s.node(), s);
@@ -48,8 +50,8 @@ final class NodeBook {
       }
       machines.add(m);
       NodeStatus status = before.get(m.nodeName());
-      if (status == null || isInFlight(status.phase())) {
-        // A run only continues as new with nothing in flight; anything else starts (again) from pending.
+      if (status == null || isInFlight(status.phase()) && !handedOver.contains(m.nodeName())) {
+        // In flight and not handed over: from a run that drained its window first; start it again.
         status = new NodeStatus(m.name(), m.nodeName(), m.role(), NodePhase.PENDING, null, 0, 0, null, "", null);
       }
       statuses.put(m.nodeName(), status);

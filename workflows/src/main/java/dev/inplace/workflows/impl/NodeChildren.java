@@ -8,10 +8,7 @@ import dev.inplace.workflows.api.NodeUpgradeRequest;
 import dev.inplace.workflows.api.NodeUpgradeResult;
 import dev.inplace.workflows.api.NodeUpgradeWorkflow;
 import dev.inplace.workflows.api.RunSearchAttributes;
-import dev.inplace.workflows.api.UpgradeProgress.RunPhase;
 import dev.inplace.workflows.failure.UpgradeFailures;
-import io.temporal.api.enums.v1.ParentClosePolicy;
-import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
@@ -19,7 +16,6 @@ import io.temporal.failure.ChildWorkflowFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.CancellationScope;
 import io.temporal.workflow.Promise;
-import io.temporal.workflow.ChildWorkflowOptions;
 import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
@@ -74,6 +70,11 @@ final class NodeChildren {
   private boolean preparesAhead;
   /** Whether it prepares only once the nodes started with their turn have staged; set in begin. */
   private boolean preparesAfterStaged;
+  /**
+   * The run's end reports when it hands its children over at continue-as-new (WorkersUpgrade, from
+   * change {@code workers-hand-over-children} on; set by {@link #handOver}), else null.
+   */
+  private NodeEndReports handOver;
   /** Whether children start with {@link ChildRunDescription}'s summary and details; set in begin. */
   private boolean describeChildren;
   private ClusterRef cluster;
@@ -113,6 +114,16 @@ final class NodeChildren {
         preparesAhead && Workflow.getVersion(PREPARE_AFTER_STAGED_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
   }
 
+  /**
+   * From now on children start so that the next run can follow them if this one continues as new:
+   * their parent close policy is abandon (a cancellation of the run still cancels each child, from
+   * its node's thread), they report their end to the parent's workflow, and a node's thread says
+   * when it only waits for its child ({@link NodeThreads#following}).
+   */
+  void handOver(NodeEndReports reports) {
+    handOver = reports;
+  }
+
   /** Whether this run prepares nodes ahead of their turn (see {@link #PREPARE_AHEAD_CHANGE}). */
   boolean preparesAhead() {
     return preparesAhead;
@@ -147,7 +158,7 @@ final class NodeChildren {
   }
 
   /** Runs a node's thread body: a bug goes to the main thread; the thread's end is always noted. */
-  private void nodeThread(String node, Runnable body) {
+  void nodeThread(String node, Runnable body) {
     try {
       body.run();
     } catch (CanceledFailure e) {
@@ -166,7 +177,7 @@ final class NodeChildren {
         return;
       }
       book.note(node, "preparing ahead of its turn: NodeUpgrade " + childId);
-      NodeUpgradeRequest request = requests.apply(machine).withAwaitPermit(true);
+      NodeUpgradeRequest request = reportingEnd(requests.apply(machine).withAwaitPermit(true));
       NodeUpgradeWorkflow child = child(machine, childId, request);
       List<Promise<NodeUpgradeResult>> upgrade = new ArrayList<>();
       CancellationScope scope = Workflow.newCancellationScope(() -> upgrade.add(Async.function(child::upgrade, request)));
@@ -181,9 +192,12 @@ final class NodeChildren {
         if (!passesGate(machine, scope, result)) {
           return;
         }
-        Workflow.getWorkflowExecution(child).get();
+        String childRunId = Workflow.getWorkflowExecution(child).get().getRunId();
         child.permit();
         book.note(node, "upgrading: NodeUpgrade " + childId);
+        if (handOver != null) {
+          threads.following(node, childRunId);
+        }
       }
       recordUpgraded(node, result.get());
     } catch (ActivityFailure | ApplicationFailure e) {
@@ -269,18 +283,26 @@ final class NodeChildren {
     });
   }
 
-  private void recordUpgraded(String node, NodeUpgradeResult result) {
+  void recordUpgraded(String node, NodeUpgradeResult result) {
     book.upgraded(node, now(), result.alreadyAtTarget()
         ? "already at " + result.version()
         : "upgraded " + result.previousVersion() + " -> " + result.version());
     log.info("{} upgraded to {}", node, result.version());
   }
 
+  /** The request with the end report asked for, in a run that hands its children over. */
+  private NodeUpgradeRequest reportingEnd(NodeUpgradeRequest request) {
+    return handOver == null ? request : request.withReportEnd(true);
+  }
+
   /**
    * The node is done: frees its window slot first, so the next node starts while this Machine is
    * unmarked, instead of one activity round trip later; then unmarks it.
    */
-  private void release(MachineInfo machine) {
+  void release(MachineInfo machine) {
+    if (handOver != null) {
+      handOver.forget(machine.nodeName());
+    }
     threads.unmarking(machine.nodeName());
     try {
       unmark(machine);
@@ -296,10 +318,17 @@ final class NodeChildren {
         return;
       }
       book.note(node, "upgrading: NodeUpgrade " + childId);
-      NodeUpgradeRequest request = reportStaged
+      NodeUpgradeRequest request = reportingEnd(reportStaged
           ? requests.apply(machine).withReportStaged(true)
-          : requests.apply(machine);
-      recordUpgraded(node, child(machine, childId, request).upgrade(request));
+          : requests.apply(machine));
+      NodeUpgradeWorkflow child = child(machine, childId, request);
+      if (handOver == null) {
+        recordUpgraded(node, child.upgrade(request));
+      } else {
+        Promise<NodeUpgradeResult> result = Async.function(child::upgrade, request);
+        threads.following(node, Workflow.getWorkflowExecution(child).get().getRunId());
+        recordUpgraded(node, result.get());
+      }
     } catch (ActivityFailure | ApplicationFailure e) {
       ChildOutcomes.recordMarkFailure(book, machine, e);
     } catch (ChildWorkflowFailure e) {
@@ -339,30 +368,7 @@ final class NodeChildren {
   }
 
   private NodeUpgradeWorkflow child(MachineInfo machine, String childId, NodeUpgradeRequest request) {
-    io.temporal.common.SearchAttributes attributes =
-        io.temporal.common.SearchAttributes.newBuilder()
-            .set(RunSearchAttributes.CLUSTER, cluster.toString())
-            .set(RunSearchAttributes.KIND, RunSearchAttributes.KIND_NODE)
-            .set(RunSearchAttributes.TARGET_VERSION, target)
-            .set(RunSearchAttributes.NODE, List.of(machine.nodeName()))
-            .set(RunSearchAttributes.PHASE, RunPhase.UPGRADING.name())
-            .build();
-    ChildWorkflowOptions.Builder options =
-        ChildWorkflowOptions.newBuilder()
-            .setWorkflowId(childId)
-            // A retry after a failure reuses the ID; a node upgraded once is never upgraded again.
-            .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY)
-            // Cancelling or terminating the parent lets each child compensate.
-            .setParentClosePolicy(ParentClosePolicy.PARENT_CLOSE_POLICY_REQUEST_CANCEL)
-            .setTypedSearchAttributes(attributes);
-    if (describeChildren) {
-      ChildRunDescription description = ChildRunDescription.of(
-          machine, request, kind, Workflow.getInfo().getWorkflowId());
-      options.setStaticSummary(description.summary()).setStaticDetails(description.details());
-    } else {
-      options.setStaticSummary("Upgrade " + machine.nodeName() + " (" + machine.name() + ") to " + target);
-    }
-    return Workflow.newChildWorkflowStub(NodeUpgradeWorkflow.class, options.build());
+    return NodeChildStubs.stub(kind, cluster, target, machine, childId, request, describeChildren, handOver != null);
   }
 
   private static long now() {

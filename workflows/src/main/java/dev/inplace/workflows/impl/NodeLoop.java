@@ -50,7 +50,10 @@ final class NodeLoop {
   enum End {
     /** Every node resolved, or aborted with nothing in flight. */
     DONE,
-    /** History is long: nothing in flight; the caller continues as new. */
+    /**
+     * History is long: nothing in flight, or (a run that hands its children over) only nodes whose
+     * threads wait for their children; the caller continues as new.
+     */
     CONTINUE_AS_NEW
   }
 
@@ -64,7 +67,11 @@ final class NodeLoop {
   private MaintenanceWindow maintenance;
   private long soakSeconds;
   private int startedThisRun;
+  /** Nodes this run gave a turn to, or started with one. */
+  private int turnsThisRun;
   private boolean stoppingForHistory;
+  /** Whether the run hands its children over at continue-as-new instead of letting them finish first. */
+  private boolean handsOver;
 
   NodeLoop(NodeBook book, NodeThreads threads, RunRules rules, RunStatus status, NodeChildren children) {
     this.book = book;
@@ -79,6 +86,14 @@ final class NodeLoop {
     this.target = target;
     this.maintenance = maintenance;
     this.soakSeconds = soakSeconds;
+  }
+
+  /**
+   * From now on the run continues as new without waiting for the children that hold their turn
+   * (the caller hands them over); nodes prepared ahead that wait for their turn are stood down.
+   */
+  void handOver() {
+    handsOver = true;
   }
 
   /** Nodes this run (since the last continue-as-new) has started. */
@@ -105,7 +120,7 @@ final class NodeLoop {
         log.info("history at {} events: no new node starts; continuing as new once {} finish",
             Workflow.getInfo().getHistoryLength(), threads.runningNodes());
       }
-      if (stoppingForHistory && threads.settled()) {
+      if (stoppingForHistory && (threads.settled() || handsOver && threads.onlyFollowing())) {
         status.looping(false);
         return End.CONTINUE_AS_NEW;
       }
@@ -173,11 +188,14 @@ final class NodeLoop {
   /**
    * Whether to stop starting nodes so the run can continue as new: once the history, plus what the
    * nodes in flight and one more would add, passes the limit (or the server suggests it). Never
-   * before this run has started a node, so even a tiny limit makes progress. The limit grows with a
+   * before this run has started a node (a run that hands over: given a node its turn), so even a
+   * tiny limit makes progress. The limit grows with a
    * wide window (up to {@link #HISTORY_CEILING}) so the history budget never narrows the window.
    */
   private boolean historyTooLong() {
-    if (rules.historyLimit() <= 0 || startedThisRun == 0) {
+    // A run that hands its nodes over may have started (prepared) nodes only to stand them down:
+    // it must have given a turn, or runs could follow one another without any node moving on.
+    if (rules.historyLimit() <= 0 || (handsOver ? turnsThisRun : startedThisRun) == 0) {
       return false;
     }
     // A window wider than the limit allows is still filled, up to the ceiling.
@@ -196,9 +214,13 @@ final class NodeLoop {
         && threads.running() < rules.window();
   }
 
-  /** Whether no node may take its turn for a reason an operator must lift (or an abort). */
+  /**
+   * Whether no node may take its turn: for a reason an operator must lift (or an abort), or the run
+   * is about to hand its children over.
+   */
   private boolean held() {
-    return book.aborting() || book.paused() || book.halted(rules.failurePolicy(), rules.maxFailures());
+    return book.aborting() || book.paused() || book.halted(rules.failurePolicy(), rules.maxFailures())
+        || handsOver && stoppingForHistory;
   }
 
   /**
@@ -214,7 +236,8 @@ final class NodeLoop {
     if (down.isEmpty()) {
       return false;
     }
-    String why = book.aborting() ? "aborted" : book.paused() ? "paused" : held ? "halted" : "skipped";
+    String why = book.aborting() ? "aborted" : book.paused() ? "paused"
+        : handsOver && stoppingForHistory ? "continuing as new" : held ? "halted" : "skipped";
     down.forEach(n -> threads.standDown(n, why));
     log.info("standing down {} before their turn ({})", down, why);
     return true;
@@ -262,6 +285,7 @@ final class NodeLoop {
   private void giveNextTurn(long now) {
     String node = threads.waitingNodes().get(0);
     book.takeTurn(node, now);
+    turnsThisRun++;
     log.info("{} takes its turn: {} of {} in the window", node, threads.turnsTaken() + 1, rules.window());
     threads.giveTurn(node);
   }
@@ -282,6 +306,7 @@ final class NodeLoop {
     String childId = WorkflowIds.nodeUpgrade(cluster.namespace(), machine.name(), target);
     book.start(now, childId);
     startedThisRun++;
+    turnsThisRun++;
     log.info("starting {} ({}): {} in flight", node, childId, threads.running() + 1);
     if (children.preparesAhead()) {
       threads.started(node);

@@ -24,6 +24,11 @@ final class NodeThreads {
   private final Set<String> turns = new LinkedHashSet<>();
   /** Running nodes started with their turn whose child has not yet said it is staged (see {@link #awaitStaged}). */
   private final Set<String> unstaged = new LinkedHashSet<>();
+  /**
+   * Running nodes whose thread only waits for its child, which holds its turn (a run that hands its
+   * children over at continue-as-new): the next run can follow them.
+   */
+  private final Map<String, String> following = new LinkedHashMap<>();
   /** Waiting nodes the loop stands down, with why (paused, halted, aborted, skipped). */
   private final Map<String, String> standingDown = new LinkedHashMap<>();
   private boolean changed;
@@ -36,6 +41,7 @@ final class NodeThreads {
   /** The node's child is done: its window slot is free while its Machine is unmarked. */
   void unmarking(String node) {
     running.remove(node);
+    following.remove(node);
     turns.remove(node);
     unstaged.remove(node);
     standingDown.remove(node);
@@ -51,10 +57,30 @@ final class NodeThreads {
   /** The node's thread ended (whatever happened in it). */
   void ended(String node) {
     running.remove(node);
+    following.remove(node);
     turns.remove(node);
     unstaged.remove(node);
     standingDown.remove(node);
     wake();
+  }
+
+  /** The node's child (that run of it) holds its turn, and the node's thread only waits for it to end. */
+  void following(String node, String childRunId) {
+    following.put(node, childRunId);
+    wake();
+  }
+
+  /** The nodes whose threads only wait for their children, in start order, with their children's run IDs. */
+  Map<String, String> followingNodes() {
+    return new LinkedHashMap<>(following);
+  }
+
+  /**
+   * Every node thread left only waits for its child (none marks, unmarks, waits for a turn or is
+   * stood down): a run that hands its children over may continue as new now.
+   */
+  boolean onlyFollowing() {
+    return unmarking.isEmpty() && following.keySet().containsAll(running);
   }
 
   /** Gives a waiting node its turn: from now on it counts in the window. */

@@ -86,6 +86,13 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
    */
   static final String BACKUP_BEFORE_CORDON_CHANGE = "node-upgrade-backs-up-before-cordon";
 
+  /**
+   * Change ID: a run whose request asks it ({@code reportEnd}, a child of a WorkersUpgrade run that
+   * hands its children over at continue-as-new) tells its parent's workflow how it ended ({@link
+   * EndReport}) before it ends, whatever the outcome.
+   */
+  static final String END_REPORT_CHANGE = "node-upgrade-reports-end";
+
   private final NodeStepLog steps = new NodeStepLog();
   private final NodeActivityStubs stubs = new NodeActivityStubs();
   /** Set by the parent's permit signal (kept if it comes before the run waits for it). */
@@ -103,6 +110,13 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
 
   @Override
   public NodeUpgradeResult upgrade(NodeUpgradeRequest request) {
+    // Asked only by requests that carry reportEnd, which no run before the change had.
+    boolean reportsEnd =
+        request.reportEnd() && Workflow.getVersion(END_REPORT_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+    return EndReport.around(request.node().nodeName(), reportsEnd, () -> run(request));
+  }
+
+  private NodeUpgradeResult run(NodeUpgradeRequest request) {
     steps.identify(request.node().machineName(), request.node().nodeName());
     boolean upsertSearchAttributes =
         Workflow.getVersion(SEARCH_ATTRIBUTES_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;

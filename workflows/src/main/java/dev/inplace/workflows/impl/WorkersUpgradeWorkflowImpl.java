@@ -12,6 +12,7 @@ import dev.inplace.workflows.api.HostActivities.ArtifactCheckRequest;
 import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.MachineInfo;
 import dev.inplace.workflows.api.NodeActivities;
+import dev.inplace.workflows.api.NodeEnd;
 import dev.inplace.workflows.api.NodeActivities.BudgetReport;
 import dev.inplace.workflows.api.NodeActivities.ControlPlaneCheckRequest;
 import dev.inplace.workflows.api.NodeActivities.ExpectedNode;
@@ -22,16 +23,19 @@ import dev.inplace.workflows.api.RunSearchAttributes;
 import dev.inplace.workflows.api.UpgradeProgress;
 import dev.inplace.workflows.api.UpgradeProgress.RunPhase;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
+import dev.inplace.workflows.api.WorkersUpgradeWorkflow.HandedOverNode;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import dev.inplace.workflows.impl.NodePreflight.VersionMatch;
 import dev.inplace.workflows.options.ActivityOptionsCatalog;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.Workflow;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 
 /**
@@ -39,10 +43,12 @@ import org.slf4j.Logger;
  * NodeUpgrade children, started only when every control-plane node runs the target.
  *
  * <p>History stays bounded: when the history plus what the nodes in flight will add would pass
- * {@code historyLimit} events (or the server suggests it), the run starts no more nodes, lets those in
- * flight finish and continues as new, carrying every node's status and the operator's settings; the
- * next run skips the cluster preflight. So a pool of a
- * thousand nodes is one logical run of many short histories, and no node is upgraded twice or lost.
+ * {@code historyLimit} events (or the server suggests it), the run starts no more nodes and continues
+ * as new, carrying every node's status and the operator's settings; the next run skips the cluster
+ * preflight. Runs from {@link #HAND_OVER_CHANGE} on hand the nodes in flight over to the next run,
+ * which follows their children ({@link HandedOverChildren}); older runs let them finish first. So a
+ * pool of a thousand nodes is one logical run of many short histories, and no node is upgraded twice
+ * or lost.
  */
 public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
   private static final Logger log = Workflow.getLogger(WorkersUpgradeWorkflowImpl.class);
@@ -52,6 +58,18 @@ public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
    * the 10,000 a run should never exceed, so few continue-as-new points drain the window.
    */
   public static final int DEFAULT_HISTORY_LIMIT = 5000;
+
+  /**
+   * Change ID: runs from this version on continue as new without waiting for the nodes in flight:
+   * their children (started with parent close policy abandon, reporting their end to the parent's
+   * workflow) are handed over to the next run, which follows them; nodes prepared ahead that wait
+   * for their turn are stood down and carried as pending. Older runs let every node in flight finish
+   * first, so the window drained before each continue-as-new.
+   */
+  static final String HAND_OVER_CHANGE = "workers-hand-over-children";
+
+  /** How often a run checks that a child handed over to it, which has not reported its end, still runs. */
+  public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofMinutes(1);
 
   private final ClusterApiActivities clusterApi =
       Workflow.newActivityStub(ClusterApiActivities.class, ActivityOptionsCatalog.kubeCall());
@@ -73,7 +91,12 @@ public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
       RunSearchAttributes.KIND_WORKERS, clusterApi, book, threads, m -> {}, this::requestFor, status::warn, () -> true);
   private final NodeLoop loop = new NodeLoop(book, threads, rules, status, children);
   private final OperatorControls controls = new OperatorControls(RunSearchAttributes.KIND_WORKERS, book, rules, threads);
+  private final NodeEndReports endReports = new NodeEndReports();
+  private final HandedOverChildren followers = new HandedOverChildren(book, threads, endReports, children);
   private final int configuredHistoryLimit;
+  private final Duration configuredProbeInterval;
+  /** Whether this run hands its children over at continue-as-new ({@link #HAND_OVER_CHANGE}); set in begin. */
+  private boolean handsOver;
   private ClusterRef cluster;
   private NodeUpgradeTemplate template;
   private int runs = 1;
@@ -86,7 +109,16 @@ public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
 
   /** @param historyLimit history events a run stays within before it continues as new (tests use small values) */
   public WorkersUpgradeWorkflowImpl(int historyLimit) {
+    this(historyLimit, DEFAULT_PROBE_INTERVAL);
+  }
+
+  /**
+   * @param probeInterval how often a run checks that a child handed over to it, which has not
+   *     reported its end, still runs (tests use seconds)
+   */
+  public WorkersUpgradeWorkflowImpl(int historyLimit, Duration probeInterval) {
     this.configuredHistoryLimit = historyLimit;
+    this.configuredProbeInterval = probeInterval;
   }
 
   @Override
@@ -104,10 +136,15 @@ public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
       } else {
         rules.set(carried.maxUnavailable(), policy, request.maxFailures(), historyLimit);
         runs = carried.runs();
-        book.load(carried.machines(), carried.nodes());
+        List<HandedOverNode> handedOver = carried.handedOver() == null ? List.of() : carried.handedOver();
+        book.load(carried.machines(), carried.nodes(),
+            handedOver.stream().map(HandedOverNode::node).collect(Collectors.toSet()));
         book.restoreControls(carried.paused(), carried.aborting());
         begin(request, true);
-        log.info("run {} of {}: {}", runs, Workflow.getInfo().getWorkflowId(), status.counts());
+        endReports.load(carried.endReports());
+        handedOver.forEach(h -> followers.follow(book.machine(h.node()), h.childId(), h.childRunId()));
+        log.info("run {} of {}: {}; following {} handed over", runs, Workflow.getInfo().getWorkflowId(),
+            status.counts(), handedOver.size());
       }
       if (loop.run() == NodeLoop.End.CONTINUE_AS_NEW) {
         continueAsNew(request);
@@ -125,6 +162,13 @@ public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
     cluster = request.cluster();
     template = request.template();
     children.begin(cluster, target());
+    handsOver = Workflow.getVersion(HAND_OVER_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+    if (handsOver) {
+      children.handOver(endReports);
+      loop.handOver();
+      // Recorded, as the history limit is: a replay probes at the interval the run had.
+      followers.probeEvery(Duration.ofMillis(Workflow.sideEffect(Long.class, configuredProbeInterval::toMillis)));
+    }
     versions = ClusterPreflight.versionMatch();
     status.begin(cluster, template, resumed);
     loop.begin(cluster, target(), request.window(), request.soakSeconds());
@@ -133,10 +177,16 @@ public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
   private void continueAsNew(WorkersUpgradeRequest request) {
     // An Update accepted meanwhile must complete in this run, and its effect be carried.
     Workflow.await(Workflow::isEveryHandlerFinished);
+    // Nodes still in flight here only wait for their children (NodeLoop): the next run follows them.
+    List<HandedOverNode> handedOver = threads.followingNodes().entrySet().stream()
+        .map(e -> new HandedOverNode(e.getKey(), book.status(e.getKey()).workflowId(), e.getValue()))
+        .toList();
     WorkersCarriedState next =
         new WorkersCarriedState(
-            book.machines(), book.statuses(), rules.maxUnavailable(), book.paused(), book.aborting(), runs + 1);
-    log.info("continuing as new at {} events: run {} next, {}", Workflow.getInfo().getHistoryLength(), runs + 1, status.counts());
+            book.machines(), book.statuses(), rules.maxUnavailable(), book.paused(), book.aborting(), runs + 1,
+            handedOver, endReports.of(handedOver));
+    log.info("continuing as new at {} events: run {} next, {}; handing over {}", Workflow.getInfo().getHistoryLength(),
+        runs + 1, status.counts(), handedOver.stream().map(HandedOverNode::node).toList());
     Workflow.continueAsNew(request.withCarried(next));
     throw new IllegalStateException("continueAsNew returned");
   }
@@ -196,7 +246,7 @@ public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
         () -> hosts.verifyArtifacts(new ArtifactCheckRequest(template().artifacts())));
     status.warnAboutBudgets(nodes, cluster());
 
-    book.load(pool, List.of());
+    book.load(pool, List.of(), java.util.Set.of());
     for (MachineInfo m : pool) {
       if (RunOrder.atTarget(m, m.kubeletVersion(), target(), versions)) {
         book.alreadyAtTarget(m.nodeName(), target());
@@ -299,4 +349,5 @@ public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
   @Override public void validateSkipNode(String node) { controls.validateSkipNode(node); }
   @Override public UpgradeProgress progress() { return status.progress(); }
   @Override public void nodeStaged(String node) { threads.staged(node); }
+  @Override public void nodeEnded(NodeEnd end) { endReports.accept(end); }
 }

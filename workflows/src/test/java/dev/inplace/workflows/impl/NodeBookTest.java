@@ -15,6 +15,7 @@ import dev.inplace.workflows.api.NodeStatus;
 import dev.inplace.workflows.api.UpgradeStep;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import java.util.List;
+import java.util.Set;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -23,7 +24,7 @@ class NodeBookTest {
   private final NodeBook book = new NodeBook();
 
   NodeBookTest() {
-    book.load(workers("w", 4, FROM), List.of());
+    book.load(workers("w", 4, FROM), List.of(), Set.of());
   }
 
   private void fail(String node) {
@@ -114,7 +115,7 @@ class NodeBookTest {
     fail("w-2");
     NodeBook next = new NodeBook();
 
-    next.load(book.machines(), book.statuses());
+    next.load(book.machines(), book.statuses(), Set.of());
 
     assertEquals(book.statuses(), next.statuses());
     assertEquals(Optional.of("w-3"), next.nextPending());
@@ -125,7 +126,7 @@ class NodeBookTest {
   @Test
   void aNodeAlreadyAtTheTargetCountsAsUpgradedAndIsNotQueued() {
     NodeBook fresh = new NodeBook();
-    fresh.load(List.of(worker("w", 1, TO), worker("w", 2, FROM)), List.of());
+    fresh.load(List.of(worker("w", 1, TO), worker("w", 2, FROM)), List.of(), Set.of());
 
     fresh.alreadyAtTarget("w-1", TO);
 
@@ -139,7 +140,7 @@ class NodeBookTest {
   @Test
   void aNodeOfTwoMachinesIsRefused() {
     NodeBook twice = new NodeBook();
-    assertThrows(IllegalArgumentException.class, () -> twice.load(List.of(worker("w", 1, FROM), worker("w", 1, FROM)), List.of()));
+    assertThrows(IllegalArgumentException.class, () -> twice.load(List.of(worker("w", 1, FROM), worker("w", 1, FROM)), List.of(), Set.of()));
   }
 
   private static void refused(Executable check, String text) {

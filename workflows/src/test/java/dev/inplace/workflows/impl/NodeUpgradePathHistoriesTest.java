@@ -1,5 +1,7 @@
 package dev.inplace.workflows.impl;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
 import static dev.inplace.workflows.testing.Fixtures.FROM;
 import static dev.inplace.workflows.testing.Fixtures.TO;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -34,6 +36,12 @@ import dev.inplace.workflows.api.NodeUpgradeRequest;
 import dev.inplace.workflows.api.NodeUpgradeResult;
 import dev.inplace.workflows.api.NodeUpgradeWorkflow;
 import dev.inplace.workflows.failure.UpgradeFailures;
+import io.temporal.workflow.SignalMethod;
+import io.temporal.failure.ChildWorkflowFailure;
+import io.temporal.api.enums.v1.EventType;
+import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
+import dev.inplace.workflows.api.UpgradeStep;
+import dev.inplace.workflows.api.NodeEnd;
 import dev.inplace.workflows.testing.Fixtures;
 import dev.inplace.workflows.testing.HistoryFixtures;
 import io.temporal.api.enums.v1.IndexedValueType;
@@ -89,7 +97,7 @@ class NodeUpgradePathHistoriesTest {
   @RegisterExtension
   static final TestWorkflowExtension testWorkflow =
       TestWorkflowExtension.newBuilder()
-          .registerWorkflowImplementationTypes(NodeUpgradeWorkflowImpl.class, StagingParentImpl.class)
+          .registerWorkflowImplementationTypes(NodeUpgradeWorkflowImpl.class, StagingParentImpl.class, EndingParentImpl.class)
           .registerSearchAttribute("InplaceCluster", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
           .registerSearchAttribute("InplaceKind", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
           .registerSearchAttribute("InplaceTargetVersion", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
@@ -236,7 +244,8 @@ class NodeUpgradePathHistoriesTest {
     return Stream.of(
         Arguments.of(PERMIT_PATHS, NodeUpgradeWorkflowImpl.PERMIT_CHANGE),
         Arguments.of(List.of(REPORTED_STAGED), NodeUpgradeWorkflowImpl.STAGED_REPORT_CHANGE),
-        Arguments.of(List.of(BACKED_UP_BEFORE_CORDON), NodeUpgradeWorkflowImpl.BACKUP_BEFORE_CORDON_CHANGE));
+        Arguments.of(List.of(BACKED_UP_BEFORE_CORDON), NodeUpgradeWorkflowImpl.BACKUP_BEFORE_CORDON_CHANGE),
+        Arguments.of(List.of(REPORTED_END), NodeUpgradeWorkflowImpl.END_REPORT_CHANGE));
   }
 
   @ParameterizedTest(name = "{1}")
@@ -348,6 +357,86 @@ class NodeUpgradePathHistoriesTest {
     String childId = id("reported-staged");
     assertEquals(List.of("worker-1"), upgradeUnderStagingParent(env, worker, childId));
     record(env, "reported-staged", REPORTED_STAGED);
+  }
+
+  /** The reported-end path's fixture (node-upgrade-reports-end), a child of {@link EndingParent}. */
+  static final String REPORTED_END = "node-upgrade-path-reported-end.json";
+
+  /** A parent that starts one NodeUpgrade asked to report its end and returns the reports it received. */
+  @WorkflowInterface
+  public interface EndingParent {
+    @WorkflowMethod
+    List<NodeEnd> upgrade(NodeUpgradeRequest request, String childId);
+
+    @SignalMethod(name = WorkersUpgradeWorkflow.NODE_ENDED)
+    void nodeEnded(NodeEnd end);
+  }
+
+  public static class EndingParentImpl implements EndingParent {
+    private final List<NodeEnd> ends = new ArrayList<>();
+
+    @Override
+    public List<NodeEnd> upgrade(NodeUpgradeRequest request, String childId) {
+      try {
+        Workflow.newChildWorkflowStub(NodeUpgradeWorkflow.class,
+                ChildWorkflowOptions.newBuilder().setWorkflowId(childId).build())
+            .upgrade(request.withReportEnd(true));
+      } catch (ChildWorkflowFailure e) {
+        // the report says how it failed
+      }
+      Workflow.await(() -> !ends.isEmpty());
+      return ends;
+    }
+
+    @Override
+    public void nodeEnded(NodeEnd end) {
+      ends.add(end);
+    }
+  }
+
+  private List<NodeEnd> upgradeUnderEndingParent(TestWorkflowEnvironment env, Worker worker, String childId) {
+    worker.registerActivitiesImplementations(hosts, nodes, capi);
+    env.start();
+    EndingParent parent = env.getWorkflowClient().newWorkflowStub(EndingParent.class,
+        WorkflowOptions.newBuilder().setWorkflowId(childId + "-parent").setTaskQueue(worker.getTaskQueue()).build());
+    return parent.upgrade(request, childId);
+  }
+
+  @Test
+  void aRunAskedToReportItsEndTellsItsParentsWorkflowItsResultBeforeItEnds(TestWorkflowEnvironment env, Worker worker) {
+    List<NodeEnd> ends = upgradeUnderEndingParent(env, worker, "reports-end");
+
+    assertEquals(1, ends.size());
+    assertTrue(ends.get(0).upgraded(), ends.toString());
+    assertEquals("worker-1", ends.get(0).node());
+    assertEquals("reports-end", ends.get(0).workflowId());
+    assertEquals(TO, ends.get(0).result().version());
+    List<HistoryEvent> events = env.getWorkflowClient().fetchHistory("reports-end").getEvents();
+    assertEquals(EventType.EVENT_TYPE_EXTERNAL_WORKFLOW_EXECUTION_SIGNALED,
+        events.get(events.size() - 5).getEventType(), "the report lands before the run completes");
+  }
+
+  @Test
+  void aRunAskedToReportItsEndTellsItsParentsWorkflowHowItFailed(TestWorkflowEnvironment env, Worker worker) {
+    when(nodes.cordonNode(any())).thenThrow(UpgradeFailures.nonRetryable(UpgradeFailures.KUBERNETES_API_ERROR, "cordon refused"));
+
+    List<NodeEnd> ends = upgradeUnderEndingParent(env, worker, "reports-failed-end");
+
+    assertEquals(1, ends.size());
+    NodeEnd end = ends.get(0);
+    assertFalse(end.upgraded());
+    assertEquals(UpgradeFailures.KUBERNETES_API_ERROR, end.failureType());
+    assertEquals(UpgradeStep.CORDON, end.failure().failedStep());
+    assertEquals(end.failureType(), end.failure().reason());
+  }
+
+  @Test
+  @EnabledIfSystemProperty(named = "histories.update", matches = "true")
+  void recordReportedEndPath(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    HistoryFixtures.assumeNotRecorded(REPORTED_END);
+    String childId = id("reported-end");
+    assertEquals(1, upgradeUnderEndingParent(env, worker, childId).size());
+    record(env, "reported-end", REPORTED_END);
   }
 
   /** A run that backs up before it cordons (node-upgrade-backs-up-before-cordon), recorded by {@link #recordBackedUpBeforeCordonPath}. */

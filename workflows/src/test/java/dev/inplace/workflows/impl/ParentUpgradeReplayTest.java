@@ -100,7 +100,9 @@ class ParentUpgradeReplayTest {
         Arguments.of("cp-upgrade-prepared-after-staged.json", NodeChildren.PREPARE_AFTER_STAGED_CHANGE),
         Arguments.of("workers-upgrade-prepared-after-staged.json", NodeChildren.PREPARE_AFTER_STAGED_CHANGE),
         Arguments.of("cp-upgrade-batched-machine-marks.json", ParentMachineMarks.BATCHED_MACHINE_MARKS_CHANGE),
-        Arguments.of("workers-upgrade-batched-machine-marks.json", ParentMachineMarks.BATCHED_MACHINE_MARKS_CHANGE));
+        Arguments.of("workers-upgrade-batched-machine-marks.json", ParentMachineMarks.BATCHED_MACHINE_MARKS_CHANGE),
+        Arguments.of("workers-upgrade-handed-over-first-run.json", WorkersUpgradeWorkflowImpl.HAND_OVER_CHANGE),
+        Arguments.of("workers-upgrade-handed-over-next-run.json", WorkersUpgradeWorkflowImpl.HAND_OVER_CHANGE));
   }
 
   @ParameterizedTest

@@ -46,7 +46,9 @@ class VersionedBranchesTest {
       new Change(NodeChildren.PREPARE_AFTER_STAGED_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
       new Change(NodeUpgradeWorkflowImpl.STAGED_REPORT_CHANGE, 1, List.of("node-upgrade-")),
       new Change(NodeUpgradeWorkflowImpl.BACKUP_BEFORE_CORDON_CHANGE, 1, List.of("node-upgrade-")),
-      new Change(ParentMachineMarks.BATCHED_MACHINE_MARKS_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")));
+      new Change(ParentMachineMarks.BATCHED_MACHINE_MARKS_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
+      new Change(WorkersUpgradeWorkflowImpl.HAND_OVER_CHANGE, 1, List.of("workers-upgrade-")),
+      new Change(NodeUpgradeWorkflowImpl.END_REPORT_CHANGE, 1, List.of("node-upgrade-")));
 
   /**
    * Every production class of the implementation packages: a change ID declared in any of them, a

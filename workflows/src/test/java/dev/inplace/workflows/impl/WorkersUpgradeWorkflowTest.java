@@ -359,6 +359,9 @@ class WorkersUpgradeWorkflowTest {
   void continuesAsNewWithEveryNodeUpgradedExactlyOnce(TestWorkflowEnvironment env, Worker worker) {
     int size = 14;
     pool(size);
+    // Seconds, in real time: a run hands its nodes in flight over, and once a child outlives the
+    // run that started it the test server no longer skips time (HandOverTest).
+    script.everyNodeTakes(Duration.ofSeconds(1));
     WorkersUpgradeWorkflow run = start(env, worker, 60);
     WorkflowExecution first = WorkflowClient.start(run::upgrade, request("2"));
 
@@ -383,7 +386,8 @@ class WorkersUpgradeWorkflowTest {
   void aThousandNodePoolIsOneLogicalRunOfShortHistories(TestWorkflowEnvironment env, Worker worker) {
     int size = 1000;
     pool(size);
-    script.everyNodeTakes(Duration.ofMinutes(15));
+    // Real time after the first hand-over (see continuesAsNewWithEveryNodeUpgradedExactlyOnce).
+    script.everyNodeTakes(Duration.ofSeconds(2));
     WorkersUpgradeWorkflow run = start(env, worker);
     WorkflowExecution first = WorkflowClient.start(run::upgrade, request("10%"));
 

@@ -8,6 +8,7 @@ import dev.inplace.workflows.api.NodeUpgradeResult;
 import dev.inplace.workflows.api.NodeUpgradeWorkflow;
 import dev.inplace.workflows.api.UpgradeStep;
 import dev.inplace.workflows.failure.UpgradeFailures;
+import dev.inplace.workflows.impl.EndReport;
 import dev.inplace.workflows.impl.StagedReport;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.Workflow;
@@ -40,8 +41,13 @@ public class FakeNodeUpgrade implements NodeUpgradeWorkflow {
     permitted = true;
   }
 
+  /** Reports its end to the parent's workflow when asked ({@code reportEnd}), as the real saga does. */
   @Override
   public NodeUpgradeResult upgrade(NodeUpgradeRequest request) {
+    return EndReport.around(request.node().nodeName(), request.reportEnd(), () -> run(request));
+  }
+
+  private NodeUpgradeResult run(NodeUpgradeRequest request) {
     String machine = request.node().machineName();
     String node = request.node().nodeName();
     if (request.awaitPermit()) {

@@ -77,9 +77,14 @@ public final class ParentEstate {
 
   /** As {@link #register(Worker)}, the WorkersUpgrade continuing as new at {@code historyLimit} events. */
   public void register(Worker worker, int historyLimit) {
+    register(worker, historyLimit, WorkersUpgradeWorkflowImpl.DEFAULT_PROBE_INTERVAL);
+  }
+
+  /** As {@link #register(Worker, int)}, a run probing the children handed over to it every {@code probeInterval}. */
+  public void register(Worker worker, int historyLimit, java.time.Duration probeInterval) {
     worker.registerWorkflowImplementationTypes(ControlPlaneUpgradeWorkflowImpl.class);
     worker.registerWorkflowImplementationFactory(
-        WorkersUpgradeWorkflow.class, () -> new WorkersUpgradeWorkflowImpl(historyLimit));
+        WorkersUpgradeWorkflow.class, () -> new WorkersUpgradeWorkflowImpl(historyLimit, probeInterval));
     worker.registerWorkflowImplementationFactory(NodeUpgradeWorkflow.class, () -> new FakeNodeUpgrade(script));
     worker.registerActivitiesImplementations(hosts, nodes, capi);
   }
