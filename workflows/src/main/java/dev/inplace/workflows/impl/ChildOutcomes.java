@@ -81,7 +81,8 @@ final class ChildOutcomes {
     log.warn("{} failed: {}", node, book.status(node).message());
   }
 
-  private static NodeFailure nodeFailure(ApplicationFailure failure) {
+  /** The NodeFailure a NodeUpgrade's failure carries as its details, or null. */
+  static NodeFailure nodeFailure(ApplicationFailure failure) {
     if (failure.getDetails() == null || failure.getDetails().getSize() == 0) {
       return null;
     }

@@ -34,7 +34,6 @@ import dev.inplace.workflows.testing.Fixtures;
 import dev.inplace.workflows.testing.HistoryFixtures;
 import dev.inplace.workflows.testing.ParentEstate;
 import dev.inplace.workflows.testing.ParentFixtures;
-import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.TestWorkflowExtension;
 import io.temporal.worker.Worker;
@@ -159,9 +158,9 @@ class BatchedMachineMarksTest {
     HistoryFixtures.assumeNotRecorded(file);
     doAnswer(inv -> inventory(concat(controlPlanes(3, TO), workers(POOL, 4, FROM))))
         .when(estate.capi).describeCluster(any());
-    WorkersUpgradeWorkflow run = fixtureRun(env, worker, WorkersUpgradeWorkflow.class, file);
+    WorkersUpgradeWorkflow run = estate.startFixtureRun(env, worker, WorkersUpgradeWorkflow.class, file);
     assertEquals(4, upgradePool(run, "2", FailurePolicy.HALT, 0).upgraded());
-    HistoryFixtures.record(env, fixtureId(file), null, file);
+    HistoryFixtures.recordUnderItsId(env, file);
   }
 
   @Test
@@ -170,21 +169,9 @@ class BatchedMachineMarksTest {
     String file = "cp-upgrade-batched-machine-marks.json";
     HistoryFixtures.assumeNotRecorded(file);
     doAnswer(inv -> inventory(controlPlanes(3, FROM))).when(estate.capi).describeCluster(any());
-    ControlPlaneUpgradeWorkflow run = fixtureRun(env, worker, ControlPlaneUpgradeWorkflow.class, file);
+    ControlPlaneUpgradeWorkflow run = estate.startFixtureRun(env, worker, ControlPlaneUpgradeWorkflow.class, file);
     assertEquals(3, run.upgrade(new ControlPlaneUpgradeRequest(Fixtures.CLUSTER, ParentFixtures.template(), 0, null))
         .upgraded());
-    HistoryFixtures.record(env, fixtureId(file), null, file);
-  }
-
-  /** A fixture's run is recorded under the workflow ID its replay uses: the file's name. */
-  private <T> T fixtureRun(TestWorkflowEnvironment env, Worker worker, Class<T> type, String file) {
-    estate.register(worker);
-    env.start();
-    return env.getWorkflowClient().newWorkflowStub(type,
-        WorkflowOptions.newBuilder().setWorkflowId(fixtureId(file)).setTaskQueue(worker.getTaskQueue()).build());
-  }
-
-  private static String fixtureId(String file) {
-    return file.substring(0, file.length() - ".json".length());
+    HistoryFixtures.recordUnderItsId(env, file);
   }
 }

@@ -327,11 +327,15 @@ class NodeUpgradePathHistoriesTest {
   }
 
   private List<String> upgradeUnderStagingParent(TestWorkflowEnvironment env, Worker worker, String childId) {
+    return parentOf(env, worker, StagingParent.class, childId).upgrade(request, childId);
+  }
+
+  /** A stand-in parent (workflow ID {@code <childId>-parent}) on the started test environment. */
+  private <P> P parentOf(TestWorkflowEnvironment env, Worker worker, Class<P> type, String childId) {
     worker.registerActivitiesImplementations(hosts, nodes, capi);
     env.start();
-    StagingParent parent = env.getWorkflowClient().newWorkflowStub(StagingParent.class,
+    return env.getWorkflowClient().newWorkflowStub(type,
         WorkflowOptions.newBuilder().setWorkflowId(childId + "-parent").setTaskQueue(worker.getTaskQueue()).build());
-    return parent.upgrade(request, childId);
   }
 
   @Test
@@ -395,11 +399,7 @@ class NodeUpgradePathHistoriesTest {
   }
 
   private List<NodeEnd> upgradeUnderEndingParent(TestWorkflowEnvironment env, Worker worker, String childId) {
-    worker.registerActivitiesImplementations(hosts, nodes, capi);
-    env.start();
-    EndingParent parent = env.getWorkflowClient().newWorkflowStub(EndingParent.class,
-        WorkflowOptions.newBuilder().setWorkflowId(childId + "-parent").setTaskQueue(worker.getTaskQueue()).build());
-    return parent.upgrade(request, childId);
+    return parentOf(env, worker, EndingParent.class, childId).upgrade(request, childId);
   }
 
   @Test

@@ -26,7 +26,6 @@ import dev.inplace.workflows.testing.Fixtures;
 import dev.inplace.workflows.testing.HistoryFixtures;
 import dev.inplace.workflows.testing.ParentEstate;
 import dev.inplace.workflows.testing.ParentFixtures;
-import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.TestWorkflowExtension;
 import io.temporal.worker.Worker;
@@ -133,9 +132,9 @@ class PreparedAfterStagedTest {
     String file = "workers-upgrade-prepared-after-staged.json";
     HistoryFixtures.assumeNotRecorded(file);
     poolOf(4);
-    WorkersUpgradeWorkflow run = fixtureRun(env, worker, WorkersUpgradeWorkflow.class, file);
+    WorkersUpgradeWorkflow run = estate.startFixtureRun(env, worker, WorkersUpgradeWorkflow.class, file);
     assertEquals(4, upgradePool(run, "2").upgraded());
-    record(env, file);
+    HistoryFixtures.recordUnderItsId(env, file);
   }
 
   @Test
@@ -144,29 +143,9 @@ class PreparedAfterStagedTest {
     String file = "cp-upgrade-prepared-after-staged.json";
     HistoryFixtures.assumeNotRecorded(file);
     doAnswer(inv -> inventory(controlPlanes(3, FROM))).when(estate.capi).describeCluster(any());
-    ControlPlaneUpgradeWorkflow run = fixtureRun(env, worker, ControlPlaneUpgradeWorkflow.class, file);
+    ControlPlaneUpgradeWorkflow run = estate.startFixtureRun(env, worker, ControlPlaneUpgradeWorkflow.class, file);
     assertEquals(3, run.upgrade(new ControlPlaneUpgradeRequest(Fixtures.CLUSTER, ParentFixtures.template(), 0, null))
         .upgraded());
-    record(env, file);
-  }
-
-  /** A fixture's run is recorded under the workflow ID its replay uses: the file's name. */
-  private <T> T fixtureRun(TestWorkflowEnvironment env, Worker worker, Class<T> type, String file) {
-    estate.register(worker);
-    env.start();
-    return env.getWorkflowClient().newWorkflowStub(type,
-        WorkflowOptions.newBuilder().setWorkflowId(fixtureId(file)).setTaskQueue(worker.getTaskQueue()).build());
-  }
-
-  private static void record(TestWorkflowEnvironment env, String file) {
-    try {
-      HistoryFixtures.record(env, fixtureId(file), null, file);
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-  }
-
-  private static String fixtureId(String file) {
-    return file.substring(0, file.length() - ".json".length());
+    HistoryFixtures.recordUnderItsId(env, file);
   }
 }

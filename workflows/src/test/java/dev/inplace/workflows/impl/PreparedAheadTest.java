@@ -262,7 +262,7 @@ class PreparedAheadTest {
     HistoryFixtures.assumeNotRecorded(file);
     ControlPlaneUpgradeWorkflow run = controlPlane(env, worker, file);
     assertEquals(3, run.upgrade(controlPlaneRequest()).upgraded());
-    HistoryFixtures.record(env, fixtureId(file), null, file);
+    HistoryFixtures.record(env, HistoryFixtures.idOf(file), null, file);
   }
 
   /** The gate before cp-2 fails while cp-2 is prepared: it stands down; the operator retries it. */
@@ -280,7 +280,7 @@ class PreparedAheadTest {
     awaitProgress(env, run, Duration.ofMinutes(1), p -> p.phase() == RunPhase.HALTED && p.inFlight() == 0);
     run.retryNode("cp-2");
     assertEquals(3, WorkflowStub.fromTyped(run).getResult(60, TimeUnit.SECONDS, ControlPlaneUpgradeResult.class).upgraded());
-    HistoryFixtures.record(env, fixtureId(file), null, file);
+    HistoryFixtures.record(env, HistoryFixtures.idOf(file), null, file);
   }
 
   /** Continue-as-new with nodes prepared ahead: a window of 2, the next 2 prepared. */
@@ -295,8 +295,8 @@ class PreparedAheadTest {
     WorkflowExecution firstRun = WorkflowClient.start(run::upgrade, pool("2"));
     WorkersUpgradeResult result = WorkflowStub.fromTyped(run).getResult(60, TimeUnit.SECONDS, WorkersUpgradeResult.class);
     assertTrue(result.runs() > 1, "runs: " + result.runs());
-    HistoryFixtures.record(env, fixtureId(first), firstRun.getRunId(), first);
-    HistoryFixtures.record(env, fixtureId(first), null, last);
+    HistoryFixtures.record(env, HistoryFixtures.idOf(first), firstRun.getRunId(), first);
+    HistoryFixtures.record(env, HistoryFixtures.idOf(first), null, last);
   }
 
   /** CONTINUE: pause with a node prepared (stood down), a pending node skipped, resume; a node fails before its turn. */
@@ -319,7 +319,7 @@ class PreparedAheadTest {
     assertEquals(3, result.upgraded());
     assertEquals(1, result.failed());
     assertEquals(1, result.skipped());
-    HistoryFixtures.record(env, fixtureId(file), null, file);
+    HistoryFixtures.record(env, HistoryFixtures.idOf(file), null, file);
   }
 
   /** Aborted with a node prepared. */
@@ -334,7 +334,7 @@ class PreparedAheadTest {
     awaitPrepared(env, run, POOL + "-2");
     run.abort();
     assertTrue(WorkflowStub.fromTyped(run).getResult(60, TimeUnit.SECONDS, WorkersUpgradeResult.class).aborted());
-    HistoryFixtures.record(env, fixtureId(file), null, file);
+    HistoryFixtures.record(env, HistoryFixtures.idOf(file), null, file);
   }
 
   /** Cancelled with a node in flight and one prepared. */
@@ -350,16 +350,11 @@ class PreparedAheadTest {
     WorkflowStub stub = WorkflowStub.fromTyped(run);
     stub.cancel();
     assertThrows(WorkflowFailedException.class, () -> stub.getResult(60, TimeUnit.SECONDS, WorkersUpgradeResult.class));
-    HistoryFixtures.record(env, fixtureId(file), null, file);
+    HistoryFixtures.record(env, HistoryFixtures.idOf(file), null, file);
   }
 
   private static ControlPlaneUpgradeRequest controlPlaneRequest() {
     return new ControlPlaneUpgradeRequest(Fixtures.CLUSTER, ParentFixtures.template(), 0, null);
-  }
-
-  /** A fixture's run is recorded under the workflow ID its replay uses: the file's name. */
-  private static String fixtureId(String file) {
-    return file.substring(0, file.length() - ".json".length());
   }
 
   private ControlPlaneUpgradeWorkflow controlPlane(TestWorkflowEnvironment env, Worker worker, String file) {
@@ -367,13 +362,13 @@ class PreparedAheadTest {
     estate.register(worker);
     env.start();
     return env.getWorkflowClient().newWorkflowStub(ControlPlaneUpgradeWorkflow.class,
-        WorkflowOptions.newBuilder().setWorkflowId(fixtureId(file)).setTaskQueue(worker.getTaskQueue()).build());
+        WorkflowOptions.newBuilder().setWorkflowId(HistoryFixtures.idOf(file)).setTaskQueue(worker.getTaskQueue()).build());
   }
 
   private WorkersUpgradeWorkflow pool(TestWorkflowEnvironment env, Worker worker, String file, int historyLimit) {
     estate.register(worker, historyLimit);
     env.start();
     return env.getWorkflowClient().newWorkflowStub(WorkersUpgradeWorkflow.class,
-        WorkflowOptions.newBuilder().setWorkflowId(fixtureId(file)).setTaskQueue(worker.getTaskQueue()).build());
+        WorkflowOptions.newBuilder().setWorkflowId(HistoryFixtures.idOf(file)).setTaskQueue(worker.getTaskQueue()).build());
   }
 }

@@ -79,6 +79,20 @@ public final class HistoryFixtures {
    * Writes the history of a finished run as a new fixture and lists it in the manifest. Refuses to
    * overwrite: a committed fixture is never rewritten (pick a new name for the new behaviour).
    */
+  /** The workflow ID a fixture's run is recorded under, which its replay uses: the file's name. */
+  public static String idOf(String file) {
+    return file.substring(0, file.length() - ".json".length());
+  }
+
+  /** Records the last run of the workflow {@link #idOf} the file names. */
+  public static void recordUnderItsId(TestWorkflowEnvironment env, String file) {
+    try {
+      record(env, idOf(file), null, file);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   public static void record(TestWorkflowEnvironment env, String workflowId, String runId, String file)
       throws IOException {
     Path target = DIR.resolve(file);

@@ -70,6 +70,11 @@ public final class ParentEstate {
         type, WorkflowOptions.newBuilder().setWorkflowId(workflowId).setTaskQueue(worker.getTaskQueue()).build());
   }
 
+  /** As {@link #start}, under the workflow ID a fixture's replay uses ({@link HistoryFixtures#idOf}). */
+  public <T> T startFixtureRun(TestWorkflowEnvironment env, Worker worker, Class<T> type, String file) {
+    return start(env, worker, type, HistoryFixtures.idOf(file));
+  }
+
   /** Registers both parents, fake children and the mocks on {@code worker}. */
   public void register(Worker worker) {
     register(worker, WorkersUpgradeWorkflowImpl.DEFAULT_HISTORY_LIMIT);
