@@ -166,12 +166,6 @@ class BatchedMachineMarksTest {
   @Test
   @EnabledIfSystemProperty(named = "histories.update", matches = "true")
   void recordControlPlaneWithBatchedMarks(TestWorkflowEnvironment env, Worker worker) throws Exception {
-    String file = "cp-upgrade-batched-machine-marks.json";
-    HistoryFixtures.assumeNotRecorded(file);
-    doAnswer(inv -> inventory(controlPlanes(3, FROM))).when(estate.capi).describeCluster(any());
-    ControlPlaneUpgradeWorkflow run = estate.startFixtureRun(env, worker, ControlPlaneUpgradeWorkflow.class, file);
-    assertEquals(3, run.upgrade(new ControlPlaneUpgradeRequest(Fixtures.CLUSTER, ParentFixtures.template(), 0, null))
-        .upgraded());
-    HistoryFixtures.recordUnderItsId(env, file);
+    estate.recordHealthyControlPlaneRun(env, worker, "cp-upgrade-batched-machine-marks.json");
   }
 }

@@ -140,12 +140,6 @@ class PreparedAfterStagedTest {
   @Test
   @EnabledIfSystemProperty(named = "histories.update", matches = "true")
   void recordControlPlanePreparedAfterStaged(TestWorkflowEnvironment env, Worker worker) {
-    String file = "cp-upgrade-prepared-after-staged.json";
-    HistoryFixtures.assumeNotRecorded(file);
-    doAnswer(inv -> inventory(controlPlanes(3, FROM))).when(estate.capi).describeCluster(any());
-    ControlPlaneUpgradeWorkflow run = estate.startFixtureRun(env, worker, ControlPlaneUpgradeWorkflow.class, file);
-    assertEquals(3, run.upgrade(new ControlPlaneUpgradeRequest(Fixtures.CLUSTER, ParentFixtures.template(), 0, null))
-        .upgraded());
-    HistoryFixtures.recordUnderItsId(env, file);
+    estate.recordHealthyControlPlaneRun(env, worker, "cp-upgrade-prepared-after-staged.json");
   }
 }

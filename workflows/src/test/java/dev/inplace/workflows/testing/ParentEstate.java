@@ -75,6 +75,19 @@ public final class ParentEstate {
     return start(env, worker, type, HistoryFixtures.idOf(file));
   }
 
+  /** Records a fixture (skipped when committed): a ControlPlaneUpgrade of three control planes that all upgrade. */
+  public void recordHealthyControlPlaneRun(TestWorkflowEnvironment env, Worker worker, String file) {
+    HistoryFixtures.assumeNotRecorded(file);
+    org.mockito.Mockito.doAnswer(inv -> ParentFixtures.inventory(ParentFixtures.controlPlanes(3, Fixtures.FROM)))
+        .when(capi).describeCluster(any());
+    dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow run =
+        startFixtureRun(env, worker, dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow.class, file);
+    org.junit.jupiter.api.Assertions.assertEquals(3, run.upgrade(
+        new dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow.ControlPlaneUpgradeRequest(
+            Fixtures.CLUSTER, ParentFixtures.template(), 0, null)).upgraded());
+    HistoryFixtures.recordUnderItsId(env, file);
+  }
+
   /** Registers both parents, fake children and the mocks on {@code worker}. */
   public void register(Worker worker) {
     register(worker, WorkersUpgradeWorkflowImpl.DEFAULT_HISTORY_LIMIT);
