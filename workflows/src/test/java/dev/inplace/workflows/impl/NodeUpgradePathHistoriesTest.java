@@ -37,6 +37,7 @@ import dev.inplace.workflows.api.NodeUpgradeResult;
 import dev.inplace.workflows.api.NodeUpgradeWorkflow;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import io.temporal.workflow.SignalMethod;
+import io.temporal.workflow.Async;
 import io.temporal.failure.ChildWorkflowFailure;
 import io.temporal.api.enums.v1.EventType;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
@@ -97,7 +98,8 @@ class NodeUpgradePathHistoriesTest {
   @RegisterExtension
   static final TestWorkflowExtension testWorkflow =
       TestWorkflowExtension.newBuilder()
-          .registerWorkflowImplementationTypes(NodeUpgradeWorkflowImpl.class, StagingParentImpl.class, EndingParentImpl.class)
+          .registerWorkflowImplementationTypes(
+              NodeUpgradeWorkflowImpl.class, StagingParentImpl.class, EndingParentImpl.class, GoneParentImpl.class)
           .registerSearchAttribute("InplaceCluster", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
           .registerSearchAttribute("InplaceKind", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
           .registerSearchAttribute("InplaceTargetVersion", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
@@ -396,6 +398,40 @@ class NodeUpgradePathHistoriesTest {
     public void nodeEnded(NodeEnd end) {
       ends.add(end);
     }
+  }
+
+  /** A parent that starts one NodeUpgrade asked to report its end, abandoned, and ends once it has started. */
+  @WorkflowInterface
+  public interface GoneParent {
+    @WorkflowMethod
+    void upgrade(NodeUpgradeRequest request, String childId);
+  }
+
+  public static class GoneParentImpl implements GoneParent {
+    @Override
+    public void upgrade(NodeUpgradeRequest request, String childId) {
+      NodeUpgradeWorkflow child = Workflow.newChildWorkflowStub(NodeUpgradeWorkflow.class,
+          ChildWorkflowOptions.newBuilder().setWorkflowId(childId)
+              .setParentClosePolicy(io.temporal.api.enums.v1.ParentClosePolicy.PARENT_CLOSE_POLICY_ABANDON).build());
+      Async.function(child::upgrade, request.withReportEnd(true));
+      Workflow.getWorkflowExecution(child).get();
+    }
+  }
+
+  @Test
+  void aRunWhoseParentIsGoneTriesItsReportTenTimesASecondApartAndStillEnds(TestWorkflowEnvironment env, Worker worker)
+      throws Exception {
+    parentOf(env, worker, GoneParent.class, "reports-to-nobody").upgrade(request, "reports-to-nobody");
+
+    NodeUpgradeResult result = env.getWorkflowClient().newUntypedWorkflowStub("reports-to-nobody")
+        .getResult(60, TimeUnit.SECONDS, NodeUpgradeResult.class);
+
+    assertEquals(TO, result.version());
+    List<HistoryEvent> events = env.getWorkflowClient().fetchHistory("reports-to-nobody").getEvents();
+    assertEquals(EndReport.ATTEMPTS, events.stream()
+        .filter(e -> e.getEventType() == EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED).count());
+    assertEquals(EndReport.ATTEMPTS - 1, events.stream()
+        .filter(e -> e.getEventType() == EventType.EVENT_TYPE_TIMER_STARTED).count(), "a second between attempts");
   }
 
   private List<NodeEnd> upgradeUnderEndingParent(TestWorkflowEnvironment env, Worker worker, String childId) {
