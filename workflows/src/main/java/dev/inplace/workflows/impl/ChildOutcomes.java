@@ -31,16 +31,9 @@ final class ChildOutcomes {
     Throwable cause = e.getCause();
     long now = Workflow.currentTimeMillis();
     if (cause instanceof ApplicationFailure app) {
-      NodeFailure failure = nodeFailure(app);
-      if (failure != null) {
-        NodePhase phase = failure.phase() == null ? NodePhase.FAILED : failure.phase();
-        book.failed(node, now, phase, failure.failedStep(), failure.reason(), failure.message());
-      } else {
-        book.failed(node, now, NodePhase.FAILED, null, app.getType(), app.getOriginalMessage());
-      }
+      recordFailed(book, node, now, nodeFailure(app), app.getType(), app.getOriginalMessage());
     } else if (cause instanceof CanceledFailure) {
-      book.failed(node, now, NodePhase.ROLLED_BACK, null, UpgradeFailures.CANCELLED,
-          "NodeUpgrade " + childId + " was cancelled and puts the node back (see its result)");
+      recordCancelled(book, node, now, childId);
     } else if (cause instanceof WorkflowExecutionAlreadyStarted) {
       book.failed(node, now, NodePhase.FAILED, null, UpgradeFailures.NODE_UPGRADE_FAILED,
           "NodeUpgrade " + childId + " already exists (running, or completed); nothing was started");
@@ -63,22 +56,38 @@ final class ChildOutcomes {
       book.failed(node, now, NodePhase.ROLLBACK_FAILED, null, UpgradeFailures.NODE_UPGRADE_FAILED,
           "NodeUpgrade " + childId + " ended without reporting how (terminated?); the node's state is unknown: check it");
     } else if (end.upgraded()) {
-      NodeUpgradeResult result = end.result();
-      book.upgraded(node, now, result.alreadyAtTarget()
-          ? "already at " + result.version()
-          : "upgraded " + result.previousVersion() + " -> " + result.version());
+      recordUpgraded(book, node, end.result());
       return;
-    } else if (end.failure() != null) {
-      NodeFailure failure = end.failure();
-      book.failed(node, now, failure.phase() == null ? NodePhase.FAILED : failure.phase(), failure.failedStep(),
-          failure.reason(), failure.message());
-    } else if (UpgradeFailures.CANCELLED.equals(end.failureType())) {
-      book.failed(node, now, NodePhase.ROLLED_BACK, null, UpgradeFailures.CANCELLED,
-          "NodeUpgrade " + childId + " was cancelled and puts the node back (see its result)");
+    } else if (end.failure() == null && UpgradeFailures.CANCELLED.equals(end.failureType())) {
+      recordCancelled(book, node, now, childId);
     } else {
-      book.failed(node, now, NodePhase.FAILED, null, end.failureType(), end.failureMessage());
+      recordFailed(book, node, now, end.failure(), end.failureType(), end.failureMessage());
     }
     log.warn("{} failed: {}", node, book.status(node).message());
+  }
+
+  /** A child's result: the node runs the target (or already did). */
+  static void recordUpgraded(NodeBook book, String node, NodeUpgradeResult result) {
+    book.upgraded(node, Workflow.currentTimeMillis(), result.alreadyAtTarget()
+        ? "already at " + result.version()
+        : "upgraded " + result.previousVersion() + " -> " + result.version());
+    log.info("{} upgraded to {}", node, result.version());
+  }
+
+  /** A child's failure: its NodeFailure when it carries one, else its type and message. */
+  private static void recordFailed(
+      NodeBook book, String node, long now, NodeFailure failure, String type, String message) {
+    if (failure != null) {
+      NodePhase phase = failure.phase() == null ? NodePhase.FAILED : failure.phase();
+      book.failed(node, now, phase, failure.failedStep(), failure.reason(), failure.message());
+    } else {
+      book.failed(node, now, NodePhase.FAILED, null, type, message);
+    }
+  }
+
+  private static void recordCancelled(NodeBook book, String node, long now, String childId) {
+    book.failed(node, now, NodePhase.ROLLED_BACK, null, UpgradeFailures.CANCELLED,
+        "NodeUpgrade " + childId + " was cancelled and puts the node back (see its result)");
   }
 
   /** The NodeFailure a NodeUpgrade's failure carries as its details, or null. */

@@ -199,7 +199,7 @@ final class NodeChildren {
           threads.following(node, childRunId);
         }
       }
-      recordUpgraded(node, result.get());
+      ChildOutcomes.recordUpgraded(book, node, result.get());
     } catch (ActivityFailure | ApplicationFailure e) {
       ChildOutcomes.recordMarkFailure(book, machine, e);
     } catch (ChildWorkflowFailure e) {
@@ -283,13 +283,6 @@ final class NodeChildren {
     });
   }
 
-  void recordUpgraded(String node, NodeUpgradeResult result) {
-    book.upgraded(node, now(), result.alreadyAtTarget()
-        ? "already at " + result.version()
-        : "upgraded " + result.previousVersion() + " -> " + result.version());
-    log.info("{} upgraded to {}", node, result.version());
-  }
-
   /** The request with the end report asked for, in a run that hands its children over. */
   private NodeUpgradeRequest reportingEnd(NodeUpgradeRequest request) {
     return handOver == null ? request : request.withReportEnd(true);
@@ -323,11 +316,11 @@ final class NodeChildren {
           : requests.apply(machine));
       NodeUpgradeWorkflow child = child(machine, childId, request);
       if (handOver == null) {
-        recordUpgraded(node, child.upgrade(request));
+        ChildOutcomes.recordUpgraded(book, node, child.upgrade(request));
       } else {
         Promise<NodeUpgradeResult> result = Async.function(child::upgrade, request);
         threads.following(node, Workflow.getWorkflowExecution(child).get().getRunId());
-        recordUpgraded(node, result.get());
+        ChildOutcomes.recordUpgraded(book, node, result.get());
       }
     } catch (ActivityFailure | ApplicationFailure e) {
       ChildOutcomes.recordMarkFailure(book, machine, e);
