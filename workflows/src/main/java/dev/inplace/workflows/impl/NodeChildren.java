@@ -75,6 +75,8 @@ final class NodeChildren {
    * change {@code workers-hand-over-children} on; set by {@link #handOver}), else null.
    */
   private NodeEndReports handOver;
+  /** How a node's thread takes its child's end (from the completion, or the end report). */
+  private final ChildEnds ends;
   /** Whether children start with {@link ChildRunDescription}'s summary and details; set in begin. */
   private boolean describeChildren;
   private ClusterRef cluster;
@@ -100,6 +102,7 @@ final class NodeChildren {
     this.requests = requests;
     this.warn = warn;
     this.aheadAllowed = aheadAllowed;
+    this.ends = new ChildEnds(book, threads);
   }
 
   /** Decides, once per run and before anything else is recorded, how this run marks Machines and starts children. */
@@ -122,6 +125,7 @@ final class NodeChildren {
    */
   void handOver(NodeEndReports reports) {
     handOver = reports;
+    ends.handOver(reports);
   }
 
   /** Whether this run prepares nodes ahead of their turn (see {@link #PREPARE_AHEAD_CHANGE}). */
@@ -172,6 +176,7 @@ final class NodeChildren {
 
   private void upgradeMarkedAhead(MachineInfo machine, String childId) {
     String node = machine.nodeName();
+    Promise<NodeUpgradeResult> open = null;
     try {
       if (!markForUpgrade(machine)) {
         return;
@@ -183,6 +188,7 @@ final class NodeChildren {
       CancellationScope scope = Workflow.newCancellationScope(() -> upgrade.add(Async.function(child::upgrade, request)));
       scope.run();
       Promise<NodeUpgradeResult> result = upgrade.get(0);
+      String childRunId = null;
       Workflow.await(() -> threads.hasTurn(node) || threads.standingDown(node) != null || result.isCompleted());
       if (!result.isCompleted() && threads.standingDown(node) != null) {
         standDown(node, childId, scope, result);
@@ -192,14 +198,14 @@ final class NodeChildren {
         if (!passesGate(machine, scope, result)) {
           return;
         }
-        String childRunId = Workflow.getWorkflowExecution(child).get().getRunId();
+        childRunId = Workflow.getWorkflowExecution(child).get().getRunId();
         child.permit();
         book.note(node, "upgrading: NodeUpgrade " + childId);
         if (handOver != null) {
           threads.following(node, childRunId);
         }
       }
-      ChildOutcomes.recordUpgraded(book, node, result.get());
+      open = ends.record(node, childId, childRunId, result);
     } catch (ActivityFailure | ApplicationFailure e) {
       ChildOutcomes.recordMarkFailure(book, machine, e);
     } catch (ChildWorkflowFailure e) {
@@ -215,6 +221,7 @@ final class NodeChildren {
       }
     } finally {
       release(machine);
+      ends.awaitClose(node, open);
     }
   }
 
@@ -265,7 +272,7 @@ final class NodeChildren {
   }
 
   /** Waits for the child to end, whatever the run's own cancellation. */
-  private static void awaitEnd(Promise<NodeUpgradeResult> result) {
+  static void awaitEnd(Promise<NodeUpgradeResult> result) {
     Workflow.newDetachedCancellationScope(() -> Workflow.await(result::isCompleted)).run();
   }
 
@@ -306,6 +313,7 @@ final class NodeChildren {
 
   private void upgradeMarked(MachineInfo machine, String childId, boolean reportStaged) {
     String node = machine.nodeName();
+    Promise<NodeUpgradeResult> open = null;
     try {
       if (!markForUpgrade(machine)) {
         return;
@@ -319,8 +327,9 @@ final class NodeChildren {
         ChildOutcomes.recordUpgraded(book, node, child.upgrade(request));
       } else {
         Promise<NodeUpgradeResult> result = Async.function(child::upgrade, request);
-        threads.following(node, Workflow.getWorkflowExecution(child).get().getRunId());
-        ChildOutcomes.recordUpgraded(book, node, result.get());
+        String childRunId = Workflow.getWorkflowExecution(child).get().getRunId();
+        threads.following(node, childRunId);
+        open = ends.record(node, childId, childRunId, result);
       }
     } catch (ActivityFailure | ApplicationFailure e) {
       ChildOutcomes.recordMarkFailure(book, machine, e);
@@ -331,6 +340,7 @@ final class NodeChildren {
           "cancelled with the run; NodeUpgrade " + childId + " puts the node back (see its result)");
     } finally {
       release(machine);
+      ends.awaitClose(node, open);
     }
   }
 

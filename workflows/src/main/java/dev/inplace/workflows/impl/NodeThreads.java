@@ -31,6 +31,11 @@ final class NodeThreads {
   private final Map<String, String> following = new LinkedHashMap<>();
   /** Waiting nodes the loop stands down, with why (paused, halted, aborted, skipped). */
   private final Map<String, String> standingDown = new LinkedHashMap<>();
+  /**
+   * Nodes whose outcome is recorded from their child's end report while the child still closes:
+   * not in the window, but alive (see {@link #alive}).
+   */
+  private final Set<String> closing = new LinkedHashSet<>();
   private boolean changed;
   private RuntimeException unexpected;
 
@@ -54,8 +59,14 @@ final class NodeThreads {
     wake();
   }
 
+  /** The node is done and unmarked, and its thread waits for its child to close. */
+  void closing(String node) {
+    closing.add(node);
+  }
+
   /** The node's thread ended (whatever happened in it). */
   void ended(String node) {
+    closing.remove(node);
     running.remove(node);
     following.remove(node);
     turns.remove(node);
@@ -146,12 +157,12 @@ final class NodeThreads {
   }
 
   /**
-   * Whether the node still has a thread (running or unmarking): a node stood down and put back in
-   * the queue must not start again before its old thread has ended, or the two threads' ends would
-   * be counted as one.
+   * Whether the node still has a thread (running, unmarking, or waiting for its child to close): a
+   * node stood down and put back in the queue must not start again before its old thread has ended,
+   * or the two threads' ends would be counted as one.
    */
   boolean alive(String node) {
-    return running.contains(node) || unmarking.contains(node);
+    return running.contains(node) || unmarking.contains(node) || closing.contains(node);
   }
 
   int running() {

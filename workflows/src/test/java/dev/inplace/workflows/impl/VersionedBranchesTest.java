@@ -48,7 +48,8 @@ class VersionedBranchesTest {
       new Change(NodeUpgradeWorkflowImpl.BACKUP_BEFORE_CORDON_CHANGE, 1, List.of("node-upgrade-")),
       new Change(ParentMachineMarks.BATCHED_MACHINE_MARKS_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
       new Change(WorkersUpgradeWorkflowImpl.HAND_OVER_CHANGE, 1, List.of("workers-upgrade-")),
-      new Change(NodeUpgradeWorkflowImpl.END_REPORT_CHANGE, 1, List.of("node-upgrade-")));
+      new Change(NodeUpgradeWorkflowImpl.END_REPORT_CHANGE, 1, List.of("node-upgrade-")),
+      new Change(ChildEnds.END_ON_REPORT_CHANGE, 1, List.of("workers-upgrade-")));
 
   /**
    * Every production class of the implementation packages: a change ID declared in any of them, a

@@ -45,6 +45,7 @@ public final class ChildScript {
   private final AtomicInteger running = new AtomicInteger();
   private final AtomicInteger maxRunning = new AtomicInteger();
   private volatile long defaultSeconds = 600;
+  private volatile Duration lingerAfterReport = Duration.ZERO;
   private volatile Listener listener = new Listener() {
         @Override
         public void started(String node) {}
@@ -73,6 +74,19 @@ public final class ChildScript {
   public ChildScript failsOnce(String node, UpgradeStep step, String reason, NodePhase phase, Duration after) {
     scripted.computeIfAbsent(node, n -> new ArrayDeque<>()).addLast(new Outcome(after.toSeconds(), step, reason, phase));
     return this;
+  }
+
+  /**
+   * How long every child asked to report its end stays open after its report (default 0): the
+   * report's signal and the child's last workflow task, stretched so a parent's use of each shows.
+   */
+  public ChildScript lingersAfterReport(Duration duration) {
+    lingerAfterReport = duration;
+    return this;
+  }
+
+  public Duration lingerAfterReport() {
+    return lingerAfterReport;
   }
 
   /** How long every child asked to report staging stages before it tells its parent (default 0). */

@@ -10,6 +10,7 @@ import dev.inplace.workflows.api.UpgradeStep;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import dev.inplace.workflows.impl.EndReport;
 import dev.inplace.workflows.impl.StagedReport;
+import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
@@ -44,7 +45,19 @@ public class FakeNodeUpgrade implements NodeUpgradeWorkflow {
   /** Reports its end to the parent's workflow when asked ({@code reportEnd}), as the real saga does. */
   @Override
   public NodeUpgradeResult upgrade(NodeUpgradeRequest request) {
-    return EndReport.around(request.node().nodeName(), request.reportEnd(), () -> run(request));
+    // Read as configured before the run starts, as the other timings are.
+    Duration linger = request.reportEnd() ? script.lingerAfterReport() : Duration.ZERO;
+    if (linger.isZero()) {
+      return EndReport.around(request.node().nodeName(), request.reportEnd(), () -> run(request));
+    }
+    try {
+      NodeUpgradeResult result = EndReport.around(request.node().nodeName(), true, () -> run(request));
+      Workflow.sleep(linger);
+      return result;
+    } catch (ApplicationFailure failure) {
+      Workflow.sleep(linger);
+      throw failure;
+    }
   }
 
   private NodeUpgradeResult run(NodeUpgradeRequest request) {
