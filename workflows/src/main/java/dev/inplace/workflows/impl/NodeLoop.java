@@ -46,6 +46,15 @@ final class NodeLoop {
    */
   static final int MAX_PREPARED_AHEAD = 10;
 
+  /**
+   * Change ID: runs from this version on that start each node with its turn (no node prepared
+   * ahead) start a node only once no thread of its own is left: a node retried while its earlier
+   * thread still unmarks its Machine waits for that unmark. Before, it started at once, and the old
+   * thread's end then dropped the new one from the window, so the next node could start beside it.
+   * Asked only when that happens, so other runs record no marker.
+   */
+  static final String START_AFTER_OLD_THREAD_CHANGE = "parent-starts-after-old-thread";
+
   /** How the node loop ended. */
   enum End {
     /** Every node resolved, or aborted with nothing in flight. */
@@ -211,7 +220,14 @@ final class NodeLoop {
         && !book.paused()
         && !book.halted(rules.failurePolicy(), rules.maxFailures())
         && book.nextPending().isPresent()
-        && threads.running() < rules.window();
+        && threads.running() < rules.window()
+        && !waitsForOldThread(book.nextPending().get());
+  }
+
+  /** The node still has a thread from before (see {@link #START_AFTER_OLD_THREAD_CHANGE}); its end wakes the loop. */
+  private boolean waitsForOldThread(String node) {
+    return threads.alive(node)
+        && Workflow.getVersion(START_AFTER_OLD_THREAD_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
   }
 
   /**

@@ -4,6 +4,7 @@ import static dev.inplace.workflows.testing.Fixtures.TO;
 import static dev.inplace.workflows.testing.ParentFixtures.controlPlanes;
 import static dev.inplace.workflows.testing.ParentFixtures.inventory;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.argThat;
 import static org.mockito.Mockito.mock;
@@ -37,6 +38,7 @@ import dev.inplace.workflows.failure.UpgradeFailures;
 import dev.inplace.workflows.testing.ChildScript;
 import dev.inplace.workflows.testing.FakeNodeUpgrade;
 import dev.inplace.workflows.testing.Fixtures;
+import dev.inplace.workflows.testing.HistoryFixtures;
 import dev.inplace.workflows.testing.ParentFixtures;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
@@ -49,9 +51,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -159,6 +163,61 @@ class KubeadmControlPlaneUpgradeTest {
     WorkflowStub.fromTyped(run).getResult(60, TimeUnit.SECONDS, Object.class);
 
     assertEquals(Map.of("cp-1", true, "cp-2", true, "cp-3", false), FIRST);
+  }
+
+  /**
+   * A control plane starts each node with its turn (kubeadm: no node prepared ahead). A node retried
+   * while its failed run's Machine is still being unmarked starts once that unmark has ended
+   * (parent-starts-after-old-thread): before, it started at once, the old thread's end then took it
+   * out of the window, and the next control plane started beside it.
+   */
+  @Test
+  void aNodeRetriedWhileItsMachineIsStillBeingUnmarkedStartsAfterTheUnmarkAndAloneInTheWindow(
+      TestWorkflowEnvironment env, Worker worker) throws Exception {
+    ControlPlaneUpgradeWorkflow run = retryWhileUnmarking(env, worker);
+
+    assertEquals(List.of("cp-1", "cp-2", "cp-2", "cp-3"), script.starts());
+    assertEquals(1, script.maxConcurrent(), "one control plane at a time: " + script.runs());
+    assertEquals(3, run.progress().nodes().stream().filter(n -> n.phase() == NodePhase.UPGRADED).count(),
+        run.progress().nodes().toString());
+  }
+
+  /** Replay fixture of that path (recorded with -Dhistories.update=true). */
+  @Test
+  @EnabledIfSystemProperty(named = "histories.update", matches = "true")
+  void recordRetriedWhileUnmarking(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    HistoryFixtures.assumeNotRecorded(RETRIED_WHILE_UNMARKING);
+    retryWhileUnmarking(env, worker);
+    HistoryFixtures.record(env, WorkflowIds.controlPlaneUpgrade("fleet", "edge-1", TO), null, RETRIED_WHILE_UNMARKING);
+  }
+
+  static final String RETRIED_WHILE_UNMARKING = "cp-upgrade-retried-while-unmarking.json";
+
+  /** cp-2 fails, and is retried while its Machine's unmark still runs; returns the ended run. */
+  private ControlPlaneUpgradeWorkflow retryWhileUnmarking(TestWorkflowEnvironment env, Worker worker)
+      throws Exception {
+    cluster(controlPlanes(3, Fixtures.FROM));
+    // No timer before cp-2 has failed: the test waits for its unmark in real time.
+    script.everyNodeTakes(Duration.ofMinutes(2)).takes("cp-1", Duration.ZERO);
+    script.failsOnce("cp-2", UpgradeStep.VERIFY, UpgradeFailures.VERIFY_TIMEOUT, NodePhase.ROLLED_BACK, Duration.ZERO);
+    CountDownLatch unmarking = new CountDownLatch(1);
+    CountDownLatch retried = new CountDownLatch(1);
+    when(capi.markMachineUpgrading(any())).thenAnswer(inv -> {
+      ClusterApiActivities.MachineMarkRequest mark = inv.getArgument(0);
+      if (mark.machineName().equals("edge-1-cp-2") && !mark.upgrading() && unmarking.getCount() > 0) {
+        unmarking.countDown();
+        retried.await(10, TimeUnit.SECONDS); // the failed run's unmark lasts until the retry is in
+      }
+      return new MachineMarkResult(true);
+    });
+    ControlPlaneUpgradeWorkflow run = start(env, worker);
+    WorkflowClient.start(run::upgrade, new ControlPlaneUpgradeRequest(Fixtures.CLUSTER, kubeadmTemplate(), 0, null));
+    assertTrue(unmarking.await(60, TimeUnit.SECONDS), "cp-2 failed and its Machine is being unmarked");
+
+    run.retryNode("cp-2");
+    retried.countDown();
+    WorkflowStub.fromTyped(run).getResult(60, TimeUnit.SECONDS, Object.class);
+    return run;
   }
 
   @Test
