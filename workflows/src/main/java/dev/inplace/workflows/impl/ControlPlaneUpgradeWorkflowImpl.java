@@ -7,10 +7,6 @@ import dev.inplace.workflows.api.ClusterInventory;
 import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow;
 import dev.inplace.workflows.api.HostActivities;
-import dev.inplace.workflows.api.HostActivities.ArtifactCheckRequest;
-import dev.inplace.workflows.api.HostActivities.ArtifactCheckResult;
-import dev.inplace.workflows.api.HostActivities.HostFacts;
-import dev.inplace.workflows.api.HostActivities.HostInspectRequest;
 import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.MachineInfo;
 import dev.inplace.workflows.api.NodeActivities;
@@ -21,7 +17,6 @@ import dev.inplace.workflows.api.NodeActivities.NodeState;
 import dev.inplace.workflows.api.NodeActivities.NodesRequest;
 import dev.inplace.workflows.api.NodeActivities.NodesState;
 import dev.inplace.workflows.api.NodePhase;
-import dev.inplace.workflows.api.NodeRole;
 import dev.inplace.workflows.api.NodeStatus;
 import dev.inplace.workflows.api.NodeUpgradeRequest;
 import dev.inplace.workflows.api.NodeUpgradeTemplate;
@@ -33,16 +28,12 @@ import dev.inplace.workflows.failure.UpgradeFailures;
 import dev.inplace.workflows.impl.NodePreflight.VersionMatch;
 import dev.inplace.workflows.options.ActivityOptionsCatalog;
 import io.temporal.failure.ActivityFailure;
-import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
-import io.temporal.workflow.Async;
-import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * ControlPlaneUpgrade (DESIGN s.3): cluster preflight, an etcd snapshot on the first control-plane
@@ -102,6 +93,7 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
   private final OperatorControls controls =
       new OperatorControls(RunSearchAttributes.KIND_CONTROL_PLANE, book, rules, threads);
   private final EtcdSnapshotStep etcdSnapshot = new EtcdSnapshotStep(hosts, status);
+  private final ControlPlaneHostChecks hostChecks = new ControlPlaneHostChecks(hosts, status);
   private ClusterRef cluster;
   private NodeUpgradeTemplate template;
   private List<MachineInfo> controlPlanes = List.of();
@@ -221,30 +213,7 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
     List<MachineInfo> toInspect = controlPlanes.stream()
         .filter(m -> !needsNoHostCheck(m, byName.get(m.nodeName()).kubeletVersion()))
         .toList();
-    boolean together = Workflow.getVersion(PARALLEL_HOST_INSPECTION_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
-    ArtifactCheckRequest artifactCheck = new ArtifactCheckRequest(template().artifacts());
-    Promise<ArtifactCheckResult> artifactsVerified =
-        Workflow.getVersion(ARTIFACTS_ALONGSIDE_HOSTS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1
-            ? Async.function(hosts::verifyArtifacts, artifactCheck)
-            : null;
-    Map<String, Promise<HostFacts>> inspections = new LinkedHashMap<>();
-    if (together) {
-      for (MachineInfo m : toInspect) {
-        inspections.put(m.nodeName(), Async.function(hosts::inspectHost, inspectRequest(requests.get(m.nodeName()))));
-      }
-    }
-    for (MachineInfo m : toInspect) {
-      NodeUpgradeRequest child = requests.get(m.nodeName());
-      HostFacts facts =
-          status.preflight("inspecting the host of " + m.nodeName(), UpgradeFailures.PREFLIGHT_FAILED,
-              () -> together ? inspections.get(m.nodeName()).get() : hosts.inspectHost(inspectRequest(child)));
-      Optional<ApplicationFailure> refusal = NodePreflight.refusal(child, byName.get(m.nodeName()), facts, versions);
-      if (refusal.isPresent()) {
-        throw status.refuse(refusal.get().getType(), refusal.get().getOriginalMessage());
-      }
-    }
-    status.preflight("verifying the artifacts of " + target(), UpgradeFailures.ARTIFACT_UNAVAILABLE,
-        () -> artifactsVerified != null ? artifactsVerified.get() : hosts.verifyArtifacts(artifactCheck));
+    hostChecks.check(toInspect, requests, byName, template(), versions);
     status.warnAboutBudgets(nodes, cluster());
 
     book.load(controlPlanes, List.of(), java.util.Set.of());
@@ -254,11 +223,6 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
       }
     }
     return requests;
-  }
-
-  private static HostInspectRequest inspectRequest(NodeUpgradeRequest child) {
-    return new HostInspectRequest(
-        child.hostAccess(), child.distribution(), NodeRole.CONTROL_PLANE, child.profile(), child.artifacts());
   }
 
   /**
