@@ -12,10 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.Mockito.doAnswer;
 
-import dev.inplace.workflows.api.ClusterApiActivities.MachineMarkRequest;
 import dev.inplace.workflows.api.FailurePolicy;
 import dev.inplace.workflows.api.NodePhase;
-import dev.inplace.workflows.api.NodeStatus;
 import dev.inplace.workflows.api.UpgradeStep;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow.WorkersUpgradeRequest;
@@ -84,7 +82,7 @@ class EndOnReportTest {
     }
     assertEquals(1, script.maxConcurrent(), "the window of 1 holds");
     for (int i = 1; i <= 3; i++) {
-      assertEndsUnmarked("edge-1-" + POOL + "-" + i);
+      assertEquals(List.of(true, false), estate.marksOf("edge-1-" + POOL + "-" + i), "marked, then unmarked");
     }
   }
 
@@ -98,24 +96,9 @@ class EndOnReportTest {
 
     assertEquals(1, result.upgraded());
     assertEquals(1, result.failed());
-    NodeStatus failed = result.nodes().stream().filter(n -> n.node().equals(POOL + "-1")).findFirst().orElseThrow();
-    assertEquals(NodePhase.ROLLED_BACK, failed.phase());
-    assertEquals(UpgradeStep.VERIFY, failed.step());
-    assertEquals(UpgradeFailures.NODE_NOT_READY, failed.reason());
-    assertTrue(failed.message().contains("injected"), failed.message());
+    ParentFixtures.assertInjectedVerifyFailure(result.nodes(), POOL + "-1");
     long gap = script.lastRun(POOL + "-2").startedMillis() - script.lastRun(POOL + "-1").finishedMillis();
     assertTrue(gap < LINGER.toMillis() / 2, "the next node did not wait for the failed child to close: " + gap + " ms");
-  }
-
-  /** Machine marks come in pairs, the unmark last: a node ended on its report is unmarked as any other. */
-  private void assertEndsUnmarked(String machine) {
-    List<Boolean> marks = org.mockito.Mockito.mockingDetails(estate.capi).getInvocations().stream()
-        .filter(i -> i.getMethod().getName().equals("markMachineUpgrading"))
-        .map(i -> ((MachineMarkRequest) i.getArgument(0)))
-        .filter(r -> r.machineName().equals(machine))
-        .map(MachineMarkRequest::upgrading)
-        .toList();
-    assertEquals(List.of(true, false), marks, machine);
   }
 
   // ---- replay fixture of the new path (recorded with -Dhistories.update=true) --------------------

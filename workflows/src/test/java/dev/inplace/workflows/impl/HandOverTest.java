@@ -14,7 +14,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.Mockito.doAnswer;
 
-import dev.inplace.workflows.api.ClusterApiActivities.MachineMarkRequest;
 import dev.inplace.workflows.api.FailurePolicy;
 import dev.inplace.workflows.api.NodePhase;
 import dev.inplace.workflows.api.NodeStatus;
@@ -157,11 +156,7 @@ class HandOverTest {
         POOL + "-1 was handed over: " + handedOverPerRun(env, first));
     assertEquals(5, result.upgraded());
     assertEquals(1, result.failed());
-    NodeStatus failed = result.nodes().stream().filter(n -> n.node().equals(POOL + "-1")).findFirst().orElseThrow();
-    assertEquals(NodePhase.ROLLED_BACK, failed.phase());
-    assertEquals(UpgradeStep.VERIFY, failed.step());
-    assertEquals(UpgradeFailures.NODE_NOT_READY, failed.reason());
-    assertTrue(failed.message().contains("injected"), failed.message());
+    ParentFixtures.assertInjectedVerifyFailure(result.nodes(), POOL + "-1");
   }
 
   @Test
@@ -218,12 +213,7 @@ class HandOverTest {
    * at a hand-over is marked and unmarked once more).
    */
   private void assertEndsUnmarked(String machine) {
-    List<Boolean> marks = org.mockito.Mockito.mockingDetails(estate.capi).getInvocations().stream()
-        .filter(i -> i.getMethod().getName().equals("markMachineUpgrading"))
-        .map(i -> (MachineMarkRequest) i.getArgument(0))
-        .filter(r -> r.machineName().equals(machine))
-        .map(MachineMarkRequest::upgrading)
-        .toList();
+    List<Boolean> marks = estate.marksOf(machine);
     assertFalse(marks.isEmpty(), machine + " was marked");
     assertEquals(marks.stream().filter(m -> m).count(), marks.stream().filter(m -> !m).count(), machine + ": " + marks);
     assertFalse(marks.get(marks.size() - 1), machine + " ends unmarked: " + marks);

@@ -106,4 +106,14 @@ public final class ParentEstate {
     worker.registerWorkflowImplementationFactory(NodeUpgradeWorkflow.class, () -> new FakeNodeUpgrade(script));
     worker.registerActivitiesImplementations(hosts, nodes, capi);
   }
+
+  /** Every skip-remediation mark (true) and unmark (false) asked for {@code machine}, in order. */
+  public List<Boolean> marksOf(String machine) {
+    return org.mockito.Mockito.mockingDetails(capi).getInvocations().stream()
+        .filter(i -> i.getMethod().getName().equals("markMachineUpgrading"))
+        .map(i -> (ClusterApiActivities.MachineMarkRequest) i.getArgument(0))
+        .filter(r -> r.machineName().equals(machine))
+        .map(ClusterApiActivities.MachineMarkRequest::upgrading)
+        .toList();
+  }
 }

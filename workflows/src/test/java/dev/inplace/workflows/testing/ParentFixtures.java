@@ -5,6 +5,10 @@ import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.withSettings;
 
 import dev.inplace.workflows.api.ClusterApiActivities;
+import dev.inplace.workflows.failure.UpgradeFailures;
+import dev.inplace.workflows.api.UpgradeStep;
+import dev.inplace.workflows.api.NodePhase;
+import dev.inplace.workflows.api.NodeStatus;
 import dev.inplace.workflows.api.ClusterInventory;
 import dev.inplace.workflows.api.ClusterInventory.PoolInfo;
 import dev.inplace.workflows.api.Distribution;
@@ -139,5 +143,17 @@ public final class ParentFixtures {
       env.sleep(step);
     }
     return fail("progress never matched; last: " + last);
+  }
+
+  /**
+   * The node is recorded with the failure {@link ChildScript#failsOnce} injected at verify:
+   * NodeNotReady, rolled back, the child's own message.
+   */
+  public static void assertInjectedVerifyFailure(List<NodeStatus> nodes, String node) {
+    NodeStatus failed = nodes.stream().filter(n -> n.node().equals(node)).findFirst().orElseThrow();
+    org.junit.jupiter.api.Assertions.assertEquals(NodePhase.ROLLED_BACK, failed.phase());
+    org.junit.jupiter.api.Assertions.assertEquals(UpgradeStep.VERIFY, failed.step());
+    org.junit.jupiter.api.Assertions.assertEquals(UpgradeFailures.NODE_NOT_READY, failed.reason());
+    org.junit.jupiter.api.Assertions.assertTrue(failed.message().contains("injected"), failed.message());
   }
 }
