@@ -127,6 +127,9 @@ public final class E2eBenchmark {
           figures.nodeSpanSeconds().median(),
           figures.workerCpuSecondsPerNode(), figures.workerPeakRssMiB(), figures.sftpMiBps(), figures.scpMiBps(),
           figures.sftpToScp());
+      StackCpu cpu = figures.cpuSeconds();
+      out.printf("CPU-s in the timed part: worker %.1f, Temporal %.1f, estate %.1f, hosts %.1f; machine busy %.1f, idle %.1f%n",
+          cpu.worker(), cpu.temporal(), cpu.estate(), cpu.hosts(), cpu.machineBusy(), cpu.machineIdle());
       out.println(new ObjectMapper().writeValueAsString(figures));
       return complete ? 0 : 1;
     } finally {
@@ -186,6 +189,9 @@ public final class E2eBenchmark {
         WorkflowStub.fromTyped(cp).getResult(Object.class);
 
         ProcessStats worker = new ProcessStats(workerPid);
+        long temporalPid = stack.pid(StackLayout.TEMPORAL).orElse(-1L);
+        long estatePid = stack.pid(StackLayout.ESTATE).orElse(-1L);
+        StackCpu.Reading stackBefore = StackCpu.read(workerPid, temporalPid, estatePid);
         double cpuBefore = worker.cpuSeconds();
         out.println("upgrading the workers (timed)");
         long start = System.nanoTime();
@@ -195,6 +201,8 @@ public final class E2eBenchmark {
         WorkflowStub.fromTyped(workers).getResult(Object.class);
         double wall = (System.nanoTime() - start) / 1e9;
         double cpu = worker.cpuSeconds() - cpuBefore;
+        StackCpu stackCpu = StackCpu.between(stackBefore, StackCpu.read(workerPid, temporalPid, estatePid),
+            ProcessStats.clockTicks());
         long rss = worker.peakRssKiB();
 
         UpgradeProgress progress = workers.progress();
@@ -219,7 +227,7 @@ public final class E2eBenchmark {
         timeline(client, workers, progress, start);
         return E2eFigures.of(new E2eFigures.Measured(
             options.hosts(), options.nodes(), options.window(), options.binaryMiB(), options.restartSeconds(), upgraded,
-            wall, nodeWalls, nodeSpans, steps, cpu, rss, copies.scpSeconds(), copies.sftpSeconds()));
+            wall, nodeWalls, nodeSpans, steps, cpu, rss, copies.scpSeconds(), copies.sftpSeconds())).withCpu(stackCpu);
       } finally {
         service.shutdownNow();
       }

@@ -36,7 +36,15 @@ public record E2eFigures(
     double sftpMiBps,
     double sftpToScp,
     List<Double> scpSeconds,
-    List<Double> sftpSeconds) {
+    List<Double> sftpSeconds,
+    StackCpu cpuSeconds) {
+
+  /** The same figures with where the timed part's CPU went ({@link StackCpu}). */
+  public E2eFigures withCpu(StackCpu cpu) {
+    return new E2eFigures(hosts, nodes, window, binaryMiB, restartSeconds, upgraded, wallSeconds, idealSeconds, ratio,
+        perNodeOverheadSeconds, nodeWallSeconds, nodeSpanSeconds, stepMedianSeconds, workerCpuSeconds,
+        workerCpuSecondsPerNode, workerPeakRssMiB, scpMiBps, sftpMiBps, sftpToScp, scpSeconds, sftpSeconds, cpu);
+  }
 
   /** Median and 95th percentile (nearest rank). */
   public record Spread(double median, double p95) {}
@@ -75,7 +83,8 @@ public record E2eFigures(
         rounded(spread(overheads)), rounded(spread(m.nodeWallSeconds())), rounded(spread(m.nodeSpanSeconds())), steps,
         round(m.workerCpuSeconds()), round(m.workerCpuSeconds() / m.nodes()), m.workerPeakRssKiB() >> 10,
         round(scpMiBps), round(sftpMiBps), round(sftpMiBps / scpMiBps),
-        m.scpSeconds().stream().map(E2eFigures::round).toList(), m.sftpSeconds().stream().map(E2eFigures::round).toList());
+        m.scpSeconds().stream().map(E2eFigures::round).toList(), m.sftpSeconds().stream().map(E2eFigures::round).toList(),
+        null);
   }
 
   /** The median of one side's copy times: at least one round, every time positive. */

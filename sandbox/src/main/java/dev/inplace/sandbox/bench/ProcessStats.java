@@ -53,7 +53,7 @@ public final class ProcessStats {
   }
 
   /** {@code getconf CLK_TCK}; Linux's USER_HZ is 100 wherever that is unavailable. */
-  private static double clockTicks() {
+  static double clockTicks() {
     try {
       Process p = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
       String out = new String(p.getInputStream().readAllBytes()).trim();

@@ -103,7 +103,16 @@ class E2eFiguresTest {
     assertEquals(List.of(0.5, 0.612, 0.45), f.sftpSeconds());
     String json = new ObjectMapper().writeValueAsString(f);
     assertTrue(json.contains("\"scpMiBps\":32.0,\"sftpMiBps\":32.0,\"sftpToScp\":1.0,"
-        + "\"scpSeconds\":[0.9,0.4,0.5],\"sftpSeconds\":[0.5,0.612,0.45]}"), json);
+        + "\"scpSeconds\":[0.9,0.4,0.5],\"sftpSeconds\":[0.5,0.612,0.45],"), json);
+  }
+
+  @Test
+  void theTimedPartsCpuIsReportedByProcessAndForTheMachine() throws Exception {
+    E2eFigures f = E2eFigures.of(measured(List.of(3.0), 15.0)).withCpu(new StackCpu(17.8, 3.4, 5.3, 11.3, 42.1, 3.2));
+    String json = new ObjectMapper().writeValueAsString(f);
+    assertTrue(json.endsWith("\"cpuSeconds\":{\"worker\":17.8,\"temporal\":3.4,\"estate\":5.3,\"hosts\":11.3,"
+        + "\"machineBusy\":42.1,\"machineIdle\":3.2}}"), json);
+    assertEquals(0.6, f.workerCpuSecondsPerNode(), "the figures themselves are unchanged");
   }
 
   @Test

@@ -1,0 +1,135 @@
+package dev.inplace.sandbox.bench;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Where the CPU of a timed part went, from Linux's {@code /proc}: seconds of the worker, Temporal and
+ * the estate (their own threads), of the hosts (every process below the estate: the OpenSSH hosts'
+ * sshd, sftp-server, the scripts and their programs, whether still running or already reaped), and
+ * the machine's busy and idle seconds. On a machine with little idle time the run is CPU-bound.
+ */
+public record StackCpu(double worker, double temporal, double estate, double hosts, double machineBusy,
+    double machineIdle) {
+
+  /** The counters at one moment, in clock ticks. */
+  record Reading(long worker, long temporal, long estate, long hosts, long machineBusy, long machineIdle) {}
+
+  /** Reads the counters now; a process gone or unreadable counts as nothing. */
+  static Reading read(long workerPid, long temporalPid, long estatePid) {
+    Map<Long, long[]> processes = processes();
+    long[] machine = machineTicks(firstLine(Path.of("/proc/stat")));
+    return new Reading(own(processes, workerPid), own(processes, temporalPid), own(processes, estatePid),
+        belowTicks(processes, estatePid), machine[0], machine[1]);
+  }
+
+  /** What was used between two readings. */
+  static StackCpu between(Reading before, Reading after, double ticksPerSecond) {
+    return new StackCpu(
+        seconds(after.worker() - before.worker(), ticksPerSecond),
+        seconds(after.temporal() - before.temporal(), ticksPerSecond),
+        seconds(after.estate() - before.estate(), ticksPerSecond),
+        seconds(after.hosts() - before.hosts(), ticksPerSecond),
+        seconds(after.machineBusy() - before.machineBusy(), ticksPerSecond),
+        seconds(after.machineIdle() - before.machineIdle(), ticksPerSecond));
+  }
+
+  /**
+   * Ticks of every process below {@code root}: the root's reaped children (its cutime and cstime)
+   * and, for each live descendant, its own ticks and those of the children it reaped. A process that
+   * ends between two readings moves into its parent's reaped ticks, so the difference of two
+   * readings counts it once.
+   *
+   * @param processes by PID: parent PID, utime, stime, cutime, cstime
+   */
+  static long belowTicks(Map<Long, long[]> processes, long root) {
+    long[] self = processes.get(root);
+    if (self == null) {
+      return 0;
+    }
+    long total = self[3] + self[4];
+    for (Map.Entry<Long, long[]> p : processes.entrySet()) {
+      if (p.getKey() != root && descendsFrom(processes, p.getKey(), root)) {
+        long[] f = p.getValue();
+        total += f[1] + f[2] + f[3] + f[4];
+      }
+    }
+    return total;
+  }
+
+  private static boolean descendsFrom(Map<Long, long[]> processes, long pid, long root) {
+    long at = pid;
+    for (int depth = 0; depth < 64; depth++) {
+      long[] f = processes.get(at);
+      if (f == null || f[0] <= 0) {
+        return false;
+      }
+      if (f[0] == root) {
+        return true;
+      }
+      at = f[0];
+    }
+    return false;
+  }
+
+  /** Parent PID, utime, stime, cutime, cstime from a {@code /proc/PID/stat} line (fields 4, 14-17). */
+  static long[] statFields(String stat) {
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
+    // f[0] is field 3 (state): field 4 is f[1], fields 14-17 are f[11]..f[14].
+    return new long[] {Long.parseLong(f[1]), Long.parseLong(f[11]), Long.parseLong(f[12]), Long.parseLong(f[13]),
+        Long.parseLong(f[14])};
+  }
+
+  /** Busy (user, nice, system, irq, softirq, steal) and idle (idle, iowait) ticks from {@code /proc/stat}'s cpu line. */
+  static long[] machineTicks(String cpuLine) {
+    String[] f = cpuLine.trim().split("\\s+");
+    if (!f[0].equals("cpu")) {
+      throw new IllegalArgumentException("not the cpu line of /proc/stat: " + cpuLine);
+    }
+    long busy = Long.parseLong(f[1]) + Long.parseLong(f[2]) + Long.parseLong(f[3]) + Long.parseLong(f[6])
+        + Long.parseLong(f[7]) + (f.length > 8 ? Long.parseLong(f[8]) : 0);
+    long idle = Long.parseLong(f[4]) + Long.parseLong(f[5]);
+    return new long[] {busy, idle};
+  }
+
+  private static long own(Map<Long, long[]> processes, long pid) {
+    long[] f = processes.get(pid);
+    return f == null ? 0 : f[1] + f[2];
+  }
+
+  private static Map<Long, long[]> processes() {
+    Map<Long, long[]> processes = new HashMap<>();
+    try (Stream<Path> dirs = Files.list(Path.of("/proc"))) {
+      for (Path dir : dirs.toList()) {
+        String name = dir.getFileName().toString();
+        if (name.chars().allMatch(Character::isDigit)) {
+          try {
+            processes.put(Long.parseLong(name), statFields(Files.readString(dir.resolve("stat"))));
+          } catch (IOException | RuntimeException e) {
+            // ended while being read: its ticks are in its parent's by the next reading
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot list /proc", e);
+    }
+    return processes;
+  }
+
+  private static String firstLine(Path file) {
+    try (Stream<String> lines = Files.lines(file)) {
+      return lines.findFirst().orElseThrow();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file, e);
+    }
+  }
+
+  private static double seconds(long ticks, double ticksPerSecond) {
+    return Math.round(ticks / ticksPerSecond * 100) / 100.0;
+  }
+}

@@ -1,0 +1,62 @@
+package dev.inplace.sandbox.bench;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class StackCpuTest {
+  /** Parent PID, utime, stime, cutime, cstime. */
+  private static long[] p(long ppid, long utime, long stime, long cutime, long cstime) {
+    return new long[] {ppid, utime, stime, cutime, cstime};
+  }
+
+  @Test
+  void theHostsAreEveryProcessBelowTheEstateLiveOrReaped() {
+    Map<Long, long[]> processes = Map.of(
+        10L, p(1, 500, 100, 30, 5), // the estate: its own ticks are not the hosts', its reaped children's are
+        11L, p(10, 2, 1, 40, 4), // an sshd listener, with the sessions it reaped
+        12L, p(11, 3, 2, 7, 1), // a session, with the scripts it reaped
+        13L, p(12, 1, 1, 0, 0), // a script still running
+        20L, p(1, 99, 99, 99, 99)); // not below the estate
+    assertEquals(35 + 47 + 13 + 2, StackCpu.belowTicks(processes, 10));
+    assertEquals(0, StackCpu.belowTicks(processes, 99), "no such root");
+  }
+
+  @Test
+  void aProcessThatEndsBetweenTwoReadingsCountsOnceWithWhatItUsedBetweenThem() {
+    long before = StackCpu.belowTicks(Map.of(10L, p(1, 0, 0, 0, 0), 11L, p(10, 5, 5, 0, 0)), 10);
+    // 11 used 5 more ticks, ended, and was reaped by the estate.
+    long after = StackCpu.belowTicks(Map.of(10L, p(1, 0, 0, 12, 3)), 10);
+    assertEquals(5, after - before);
+  }
+
+  @Test
+  void readsTheParentAndTicksAfterANameWithSpacesAndParentheses() {
+    String stat = "4242 (sshd: (x) y) S 77 4242 4242 0 -1 4194560 100 0 0 0 250 50 31 7 20 0 30 0 100 0 0";
+    assertArrayEquals(new long[] {77, 250, 50, 31, 7}, StackCpu.statFields(stat));
+  }
+
+  @Test
+  void theMachineIsBusyInUserNiceSystemIrqSoftirqAndStealAndIdleInIdleAndIowait() {
+    assertArrayEquals(new long[] {161, 1020}, StackCpu.machineTicks("cpu  100 5 50 1000 20 3 2 1 0 0"));
+    assertThrows(IllegalArgumentException.class, () -> StackCpu.machineTicks("cpu0 1 2 3 4 5 6 7 8 9 10"));
+  }
+
+  @Test
+  void aReadingOfThisProcessCountsTheChildItRanAndReaped() throws Exception {
+    long self = ProcessHandle.current().pid();
+    StackCpu.Reading before = StackCpu.read(-1, -1, self);
+    Process busy = new ProcessBuilder("bash", "-c", "x=0; while [ $x -lt 300000 ]; do x=$((x+1)); done").start();
+    assertEquals(0, busy.waitFor());
+    StackCpu.Reading after = StackCpu.read(-1, -1, self);
+
+    assertTrue(after.hosts() > before.hosts(), before + " -> " + after);
+    assertTrue(after.machineBusy() > before.machineBusy(), before + " -> " + after);
+    StackCpu cpu = StackCpu.between(before, after, 100);
+    assertEquals(0, cpu.worker(), "no such process: nothing");
+  }
+}
