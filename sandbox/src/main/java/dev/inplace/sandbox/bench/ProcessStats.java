@@ -30,9 +30,8 @@ public final class ProcessStats {
 
   /** utime + stime from a {@code stat} line: fields 14 and 15, counted after the parenthesised name. */
   static long cpuTicks(String stat) {
-    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
-    // fields[0] is field 3 (state), so field 14 is fields[11] and field 15 fields[12].
-    return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+    long[] fields = StackCpu.statFields(stat);
+    return fields[1] + fields[2];
   }
 
   static long peakRssKiB(String status) {

@@ -24,6 +24,7 @@ import dev.inplace.workflows.api.WorkersUpgradeWorkflow.WorkersUpgradeResult;
 import dev.inplace.workflows.api.WorkflowIds;
 import dev.inplace.workflows.impl.WorkersUpgradeWorkflowImpl;
 import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.client.WorkflowClient;
@@ -136,25 +137,25 @@ public final class WorkersBenchmark {
 
   private static String childStatus(WorkflowClient client, String workflowId) {
     try {
-      return workflowId + " " + client.getWorkflowServiceStubs().blockingStub()
-          .describeWorkflowExecution(DescribeWorkflowExecutionRequest.newBuilder()
-              .setNamespace(client.getOptions().getNamespace())
-              .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId))
-              .build())
-          .getWorkflowExecutionInfo().getStatus();
+      return workflowId + " " + latestRun(client, workflowId).getStatus();
     } catch (RuntimeException e) {
       return workflowId + " (" + e.getMessage() + ")";
     }
   }
 
-  /** The largest history among the parent's runs, walking back through continue-as-new. */
-  private static int parentChainMaxEvents(WorkflowClient client, String workflowId) {
-    String runId = client.getWorkflowServiceStubs().blockingStub()
+  /** The latest run of the workflow, as the server describes it. */
+  private static WorkflowExecutionInfo latestRun(WorkflowClient client, String workflowId) {
+    return client.getWorkflowServiceStubs().blockingStub()
         .describeWorkflowExecution(DescribeWorkflowExecutionRequest.newBuilder()
             .setNamespace(client.getOptions().getNamespace())
             .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId))
             .build())
-        .getWorkflowExecutionInfo().getExecution().getRunId();
+        .getWorkflowExecutionInfo();
+  }
+
+  /** The largest history among the parent's runs, walking back through continue-as-new. */
+  private static int parentChainMaxEvents(WorkflowClient client, String workflowId) {
+    String runId = latestRun(client, workflowId).getExecution().getRunId();
     int max = 0;
     while (!runId.isEmpty()) {
       List<HistoryEvent> events = client.fetchHistory(workflowId, runId).getEvents();
