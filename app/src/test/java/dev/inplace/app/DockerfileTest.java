@@ -3,6 +3,9 @@ package dev.inplace.app;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -10,7 +13,14 @@ import org.junit.jupiter.api.Test;
 
 /** What the image promises, read from deploy/image/Dockerfile itself. */
 class DockerfileTest {
+  /** Where the image keeps the worker's JVM options (deploy/image/java.options). */
+  static final String JAVA_OPTIONS_IN_IMAGE = "/opt/inplace/java.options";
+
   private final Dockerfile dockerfile = Dockerfile.read(Dockerfile.path());
+
+  static Path javaOptions() {
+    return Dockerfile.path().resolveSibling("java.options");
+  }
 
   @Test
   void theImageRunsAsANumericNonRootUser() {
@@ -39,6 +49,20 @@ class DockerfileTest {
     List<String> copies = dockerfile.all("COPY");
     assertTrue(copies.contains("app/target/inplace.jar " + jarPath), "the jar is copied to " + jarPath + ": " + copies);
     assertTrue(copies.contains("app/target/lib/ " + dir + "lib/"), "lib/ is copied beside the jar: " + copies);
+  }
+
+  @Test
+  void theEntrypointReadsTheWorkersJvmOptionsFromTheFileTheImageCopiesFromTheCheckout() throws IOException {
+    List<String> entrypoint = dockerfile.entrypoint();
+    assertTrue(entrypoint.indexOf("@" + JAVA_OPTIONS_IN_IMAGE) > 0
+            && entrypoint.indexOf("@" + JAVA_OPTIONS_IN_IMAGE) < entrypoint.indexOf("-jar"),
+        "java reads the options file before -jar: " + entrypoint);
+    assertTrue(dockerfile.all("COPY").contains("deploy/image/java.options " + JAVA_OPTIONS_IN_IMAGE), dockerfile.all("COPY").toString());
+    List<String> options = Files.readAllLines(javaOptions()).stream()
+        .map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+    // quiet first: otherwise the JVM prints every compile command on stdout, before the CLI's own output.
+    assertEquals("-XX:CompileCommand=quiet", options.get(0), options.toString());
+    assertTrue(options.contains("-XX:CompileCommand=CompileThresholdScaling,com.sun.crypto.provider.*::*,0.05"), options.toString());
   }
 
   @Test

@@ -8,8 +8,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * No Docker daemon here: runs the image's exact ENTRYPOINT (only the jar's path replaced by the
- * built jar's) with the image's ENV, as `docker run IMAGE [args]` would, so the entrypoint cannot rot.
+ * No Docker daemon here: runs the image's exact ENTRYPOINT (only the jar's and the JVM options' paths
+ * replaced by the checkout's) with the image's ENV, as `docker run IMAGE [args]` would, so the entrypoint cannot rot.
  */
 class ImageEntrypointIT {
   private final Dockerfile dockerfile = Dockerfile.read(Dockerfile.path());
@@ -18,6 +18,9 @@ class ImageEntrypointIT {
     List<String> command = new ArrayList<>(dockerfile.entrypoint());
     int jar = command.indexOf("-jar") + 1;
     command.set(jar, JarProcess.jar().toAbsolutePath().toString());
+    // The image's argfile, from the checkout (the Dockerfile copies it from there).
+    command.replaceAll(arg -> arg.equals("@" + DockerfileTest.JAVA_OPTIONS_IN_IMAGE)
+        ? "@" + DockerfileTest.javaOptions().toAbsolutePath() : arg);
     command.addAll(List.of(dockerRunArgs));
     return command;
   }
@@ -29,6 +32,8 @@ class ImageEntrypointIT {
     assertEquals(0, p.exit(), p.toString());
     assertTrue(p.out().startsWith("usage: inplace worker"), p.toString());
     assertTrue(p.out().contains("TEMPORAL_ADDRESS") && p.out().contains("INPLACE_ARTIFACT_CACHE"), p.toString());
+    // With the image's JVM options, and nothing of theirs on stdout before the usage.
+    assertTrue(entrypoint().contains("@" + DockerfileTest.javaOptions().toAbsolutePath()), entrypoint().toString());
   }
 
   @Test

@@ -2,6 +2,10 @@ package dev.inplace.sandbox.stack;
 
 import dev.inplace.sandbox.SandboxSlot;
 import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,8 +31,9 @@ public final class StackCommands {
   }
 
   /**
-   * A worker process that runs with the JVM's own compilers and collector, as the image's entrypoint
-   * does (no {@code -XX} tuning, {@link Jit#AS_SHIPPED}): what a benchmark of the worker measures.
+   * A worker process that runs with the JVM's own compilers and collector and the image's JVM options
+   * ({@code deploy/image/java.options}), as the image's entrypoint does ({@link Jit#AS_SHIPPED}): what a
+   * benchmark of the worker measures.
    */
   public static List<String> workerAsShipped(StackLayout layout, String role, List<String> jvmOptions) {
     return java(layout, role, jvmOptions, "256m", Jit.AS_SHIPPED, null, WORKER_MAIN);
@@ -59,6 +64,28 @@ public final class StackCommands {
     return command;
   }
 
+  /**
+   * The worker's JVM options as the image's entrypoint passes them ({@code deploy/image/java.options},
+   * which the build copies beside this class): java's argfile syntax, {@code #} comment lines.
+   */
+  static List<String> imageJavaOptions() {
+    try (InputStream in = StackCommands.class.getResourceAsStream("java.options")) {
+      if (in == null) {
+        throw new IllegalStateException("java.options (deploy/image) is not on the sandbox's classpath: rebuild it");
+      }
+      List<String> options = new ArrayList<>();
+      for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+        String option = line.strip();
+        if (!option.isEmpty() && !option.startsWith("#")) {
+          options.addAll(List.of(option.split("\\s+")));
+        }
+      }
+      return List.copyOf(options);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** Marks this stack's processes: {@code down} checks them before it kills. */
   static List<String> markers(StackLayout layout, String role) {
     return List.of("-Dinplace.stack=" + layout.dir(), "-Dinplace.stack.role=" + role);
@@ -71,8 +98,9 @@ public final class StackCommands {
     /** The JVM's default: C1, then C2 for hot code. */
     TIERED,
     /**
-     * The JVM's defaults for compilers and collector alike, as the image runs the worker: without C2
-     * a benchmarked worker's SSH ciphers and hashing would run without the CPU's intrinsics.
+     * The JVM's defaults for compilers and collector alike, plus the image's JVM options, as the image
+     * runs the worker: without C2 a benchmarked worker's SSH ciphers and hashing would run without the
+     * CPU's intrinsics.
      */
     AS_SHIPPED
   }
@@ -87,6 +115,8 @@ public final class StackCommands {
     command.add("-Xmx" + heap);
     if (jit != Jit.AS_SHIPPED) {
       command.add("-XX:+UseSerialGC");
+    } else {
+      command.addAll(imageJavaOptions());
     }
     // C1 only: the stack's JVMs live for seconds to minutes on two shared cores, where C2's
     // compilations cost more CPU than they give back (a chaos campaign: 185 -> 138 CPU-s, the same

@@ -1,8 +1,10 @@
 package dev.inplace.sandbox.stack;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -38,5 +40,20 @@ class StackCommandsTest {
     assertFalse(command.contains("-XX:+UseSerialGC"), command.toString());
     assertTrue(command.contains(StackCommands.WORKER_MAIN), command.toString());
     assertTrue(command.contains("-Dinplace.stack.role=" + StackLayout.worker(1)), "marked as the stack's");
+  }
+
+  @Test
+  void aBenchmarkedWorkerGetsTheImagesJvmOptionsInTheFilesOrderAndATestedWorkerDoesNot() throws Exception {
+    List<String> fromCheckout = Files.readAllLines(Path.of("../deploy/image/java.options")).stream()
+        .map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+    List<String> shipped = StackCommands.workerAsShipped(new StackLayout(dir), StackLayout.worker(1), List.of());
+    List<String> tested = StackCommands.worker(new StackLayout(dir), StackLayout.worker(1), List.of());
+
+    assertFalse(fromCheckout.isEmpty());
+    assertEquals(fromCheckout, StackCommands.imageJavaOptions());
+    int first = shipped.indexOf(fromCheckout.get(0));
+    assertTrue(first > 0 && first < shipped.indexOf(StackCommands.WORKER_MAIN), shipped.toString());
+    assertEquals(fromCheckout, shipped.subList(first, first + fromCheckout.size()));
+    assertFalse(tested.contains(fromCheckout.get(0)), tested.toString());
   }
 }
