@@ -134,6 +134,18 @@ final class Reconciler {
     }
     UpgradeSpec<?> spec = cr.getSpec();
     StatusBuilder build = builder(cr);
+    if (cr instanceof WorkersUpgrade && status != null && status.getPhase() == UpgradePhase.WAITING
+        && Objects.equals(status.getObservedGeneration(), generation)) {
+      // Judged for this spec already and waiting: while the ControlPlaneUpgrade still runs, read only
+      // that. Resolving again read the cluster, its pools, Machines and Secrets (a dozen requests) on
+      // every status tick for as long as the control plane took. The whole spec is judged again once
+      // the ControlPlaneUpgrade has ended.
+      Optional<String> controlPlaneRunning = controlPlaneStillRunning(cr, spec);
+      if (controlPlaneRunning.isPresent()) {
+        write(cr, previous -> build.waiting(previous, controlPlaneRunning.get()));
+        return;
+      }
+    }
     ResolvedUpgrade resolved;
     try {
       resolved = resolver.resolve(cr.getMetadata().getNamespace(), spec);

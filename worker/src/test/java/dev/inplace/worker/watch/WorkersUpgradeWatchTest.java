@@ -23,7 +23,11 @@ import dev.inplace.workflows.failure.UpgradeFailures;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,6 +37,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class WorkersUpgradeWatchTest {
   KubernetesClient client;
+  KubernetesMockServer server;
   private WatcherHarness h;
 
   @BeforeEach
@@ -105,6 +110,28 @@ class WorkersUpgradeWatchTest {
     UpgradeStatus started = h.awaitStatus(cr, s -> s.getPhase() == UpgradePhase.RUNNING);
     assertEquals(List.of(runId(cr, "md-b")), started.getWorkflowIds());
     assertEquals(List.of(cpRun, runId(cr, "md-b")), h.starts);
+  }
+
+  @Test
+  void whileItWaitsItReadsTheControlPlaneUpgradesNotTheClusterAgainOnEveryTick() throws InterruptedException {
+    h.watcher(WatcherHarness.fast());
+    h.create(TestEstate.controlPlaneUpgrade("cp", TestEstate.spec(new ControlPlaneUpgradeSpec())));
+    WorkersUpgrade cr = h.create(TestEstate.workersUpgrade("workers", TestEstate.spec(new WorkersUpgradeSpec())));
+    h.awaitStatus(cr, s -> s.getPhase() == UpgradePhase.WAITING);
+    while (server.takeRequest(0, TimeUnit.MILLISECONDS) != null) {
+      // what was asked up to the first WAITING: its spec judged against the cluster once
+    }
+
+    Thread.sleep(1_200); // six status ticks of 200 ms
+    List<String> asked = new ArrayList<>();
+    for (RecordedRequest r; (r = server.takeRequest(0, TimeUnit.MILLISECONDS)) != null; ) {
+      asked.add(r.getMethod() + " " + r.getPath());
+    }
+
+    assertTrue(asked.stream().anyMatch(r -> r.startsWith("GET") && r.contains("/controlplaneupgrades")), asked.toString());
+    assertTrue(asked.stream().noneMatch(r -> r.contains("/clusters") || r.contains("/machines") || r.contains("/secrets")),
+        asked.toString());
+    assertEquals(UpgradePhase.WAITING, h.workers("workers").getStatus().getPhase());
   }
 
   @Test
