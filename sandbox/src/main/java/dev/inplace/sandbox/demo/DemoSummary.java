@@ -8,7 +8,9 @@ import java.util.Map;
  * The demo's result; printed as the last line with {@code --json}. {@code failed} counts nodes whose
  * upgrade failed (rolled back or not), {@code rolledBack} those put back on their previous version.
  * {@code processes} (with {@code --topology processes} only) gives the PIDs of the demo, Temporal's
- * test server, the estate and each worker.
+ * test server, the estate and each worker. {@code startupSeconds}: from the demo's process start to
+ * the moment its clock started (the estate, Temporal, the worker, and with resources the CRDs, the
+ * release catalogue and the watcher); {@code wallSeconds} runs from there.
  */
 public record DemoSummary(
     int nodes,
@@ -18,17 +20,19 @@ public record DemoSummary(
     long notStarted,
     String version,
     double wallSeconds,
+    double startupSeconds,
     List<NodeOutcome> results,
     @JsonInclude(JsonInclude.Include.NON_NULL) Map<String, Object> processes) {
 
   public DemoSummary(
       int nodes, long upgraded, long failed, long rolledBack, long notStarted, String version, double wallSeconds,
-      List<NodeOutcome> results) {
-    this(nodes, upgraded, failed, rolledBack, notStarted, version, wallSeconds, results, null);
+      double startupSeconds, List<NodeOutcome> results) {
+    this(nodes, upgraded, failed, rolledBack, notStarted, version, wallSeconds, startupSeconds, results, null);
   }
 
   public DemoSummary withProcesses(Map<String, Object> processes) {
-    return new DemoSummary(nodes, upgraded, failed, rolledBack, notStarted, version, wallSeconds, results, processes);
+    return new DemoSummary(
+        nodes, upgraded, failed, rolledBack, notStarted, version, wallSeconds, startupSeconds, results, processes);
   }
 
   public boolean allUpgraded() {
