@@ -8,7 +8,7 @@ import java.util.Map;
  * The demo's result; printed as the last line with {@code --json}. {@code failed} counts nodes whose
  * upgrade failed (rolled back or not), {@code rolledBack} those put back on their previous version.
  * {@code processes} (with {@code --topology processes} only) gives the PIDs of the demo, Temporal's
- * test server, the estate and each worker. {@code startupSeconds}: from the demo's process start to
+ * test server, the estate and each worker. {@code startupSeconds}: from the demo JVM's start to
  * the moment its clock started (the estate, Temporal, the worker, and with resources the CRDs, the
  * release catalogue and the watcher); {@code wallSeconds} runs from there.
  */

@@ -432,7 +432,8 @@ final class Reconciler {
   /** Writes the status and records the Events its change is worth. */
   private void write(
       CustomResource<? extends UpgradeSpec<?>, UpgradeStatus> cr, java.util.function.UnaryOperator<UpgradeStatus> next) {
-    StatusWriter.Written written = writer.writeStatus(cr, next);
+    // cr is this reconcile's own read (reconcile(...)): the write starts from it, not from a second GET.
+    StatusWriter.Written written = writer.writeStatusFrom(cr, next);
     if (written == null || !written.changed()) {
       return;
     }

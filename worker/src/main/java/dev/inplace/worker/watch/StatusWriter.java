@@ -13,8 +13,9 @@ import java.util.function.UnaryOperator;
 
 /**
  * Writes what the watcher owns on a CR: its status (through the status subresource) and its
- * finalizer. Every write starts from the object as stored now and carries its resourceVersion; on
- * a conflict (409) it reads again and recomputes, so a concurrent change is never overwritten.
+ * finalizer. Every write starts from the object as stored now (read for it, or just read by the
+ * reconcile that writes) and carries its resourceVersion; on a conflict (409) it reads again and
+ * recomputes, so a concurrent change is never overwritten.
  */
 final class StatusWriter {
   private static final int ATTEMPTS = 5;
@@ -33,8 +34,23 @@ final class StatusWriter {
    * CR is gone (or was replaced by another of the same name).
    */
   <T extends CustomResource<?, UpgradeStatus>> Written writeStatus(T cr, UnaryOperator<UpgradeStatus> next) {
+    return writeStatus(cr, null, next);
+  }
+
+  /**
+   * As {@link #writeStatus(CustomResource, UnaryOperator)}, but the first attempt starts from
+   * {@code justRead}, the object the caller read from the server moments ago in the same reconcile
+   * (not an informer's copy), instead of reading it again: the write carries its resourceVersion, so a
+   * change made since is a conflict (409), after which the object is read again as before.
+   */
+  <T extends CustomResource<?, UpgradeStatus>> Written writeStatusFrom(T justRead, UnaryOperator<UpgradeStatus> next) {
+    return writeStatus(justRead, client.getKubernetesSerialization().clone(justRead), next);
+  }
+
+  private <T extends CustomResource<?, UpgradeStatus>> Written writeStatus(
+      T cr, T firstStored, UnaryOperator<UpgradeStatus> next) {
     for (int attempt = 1; ; attempt++) {
-      T stored = read(cr);
+      T stored = attempt == 1 && firstStored != null ? firstStored : read(cr);
       if (stored == null) {
         return null;
       }

@@ -13,9 +13,13 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** A status write that meets a conflict (409) reads the object again and writes on top of what it finds. */
+/**
+ * A status write that meets a conflict (409) reads the object again and writes on top of what it finds;
+ * one that starts from an object the reconcile just read asks the server nothing before its write.
+ */
 @EnableKubernetesMockClient(https = false)
 class StatusWriterTest {
   private static final String PATH = "/apis/upgrade.inplace.dev/v1alpha1/namespaces/fleet/controlplaneupgrades/cr";
@@ -56,5 +60,31 @@ class StatusWriterTest {
     String body = retry.getBody().readUtf8();
     assertTrue(body.contains("\"resourceVersion\":\"2\""), body);
     assertTrue(body.contains("\"phase\":\"Running\""), body);
+  }
+  @Test
+  void aWriteFromAnObjectJustReadAsksNoSecondGetAndAConflictStillReadsAgain() throws Exception {
+    Status conflict = new StatusBuilder().withCode(409).withReason("Conflict").withMessage("the object has been modified").build();
+    server.expect().put().withPath(PATH + "/status").andReturn(200, stored("2", "mine")).once();
+    server.expect().put().withPath(PATH + "/status").andReturn(409, conflict).once();
+    server.expect().get().withPath(PATH).andReturn(200, stored("3", "written by someone else")).once();
+    server.expect().put().withPath(PATH + "/status").andReturn(200, stored("4", "mine")).once();
+    StatusWriter writer = new StatusWriter(client);
+    ControlPlaneUpgrade justRead = stored("1", "before");
+
+    StatusWriter.Written first = writer.writeStatusFrom(justRead, previous -> previous.setPhase(UpgradePhase.RUNNING));
+
+    assertTrue(first.changed());
+    assertEquals(1, server.getRequestCount(), "one PUT, no GET");
+    RecordedRequest put = server.takeRequest();
+    assertEquals("PUT", put.getMethod());
+    assertTrue(put.getBody().readUtf8().contains("\"resourceVersion\":\"1\""));
+    assertEquals(null, justRead.getStatus().getPhase(), "the caller's object is left as it was read");
+
+    StatusWriter.Written second = writer.writeStatusFrom(stored("1", "before"), previous -> previous.setPhase(UpgradePhase.RUNNING));
+
+    assertTrue(second.changed());
+    assertEquals("written by someone else", second.before().getMessage(), "after the conflict, built on the latest");
+    assertEquals(List.of("PUT", "GET", "PUT"),
+        List.of(server.takeRequest().getMethod(), server.takeRequest().getMethod(), server.takeRequest().getMethod()));
   }
 }
