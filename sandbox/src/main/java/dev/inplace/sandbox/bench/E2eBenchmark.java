@@ -128,8 +128,10 @@ public final class E2eBenchmark {
           figures.workerCpuSecondsPerNode(), figures.workerPeakRssMiB(), figures.sftpMiBps(), figures.scpMiBps(),
           figures.sftpToScp());
       StackCpu cpu = figures.cpuSeconds();
-      out.printf("CPU-s in the timed part: worker %.1f, Temporal %.1f, estate %.1f, hosts %.1f; machine busy %.1f, idle %.1f%n",
-          cpu.worker(), cpu.temporal(), cpu.estate(), cpu.hosts(), cpu.machineBusy(), cpu.machineIdle());
+      out.printf("CPU-s in the timed part: worker %.1f (JIT %.1f), Temporal %.1f (JIT %.1f), estate %.1f (JIT %.1f),"
+              + " hosts %.1f; machine busy %.1f, idle %.1f%n",
+          cpu.worker(), cpu.workerJit(), cpu.temporal(), cpu.temporalJit(), cpu.estate(), cpu.estateJit(), cpu.hosts(),
+          cpu.machineBusy(), cpu.machineIdle());
       out.println(new ObjectMapper().writeValueAsString(figures));
       return complete ? 0 : 1;
     } finally {

@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
@@ -13,18 +15,23 @@ import java.util.stream.Stream;
  * the estate (their own threads), of the hosts (every process below the estate: the OpenSSH hosts'
  * sshd, sftp-server, the scripts and their programs, whether still running or already reaped), and
  * the machine's busy and idle seconds. On a machine with little idle time the run is CPU-bound.
+ * {@code workerJit}, {@code temporalJit} and {@code estateJit}: the part of each JVM's seconds its JIT
+ * compiler threads used (HotSpot's {@code C1 CompilerThread*} and {@code C2 CompilerThread*}), what a
+ * JVM in its first minutes spends on compiling rather than on the run's work.
  */
-public record StackCpu(double worker, double temporal, double estate, double hosts, double machineBusy,
-    double machineIdle) {
+public record StackCpu(double worker, double workerJit, double temporal, double temporalJit, double estate,
+    double estateJit, double hosts, double machineBusy, double machineIdle) {
 
   /** The counters at one moment, in clock ticks. */
-  record Reading(long worker, long temporal, long estate, long hosts, long machineBusy, long machineIdle) {}
+  record Reading(long worker, long workerJit, long temporal, long temporalJit, long estate, long estateJit,
+      long hosts, long machineBusy, long machineIdle) {}
 
   /** Reads the counters now; a process gone or unreadable counts as nothing. */
   static Reading read(long workerPid, long temporalPid, long estatePid) {
     Map<Long, long[]> processes = processes();
     long[] machine = machineTicks(firstLine(Path.of("/proc/stat")));
-    return new Reading(own(processes, workerPid), own(processes, temporalPid), own(processes, estatePid),
+    return new Reading(own(processes, workerPid), jitTicks(taskStats(workerPid)), own(processes, temporalPid),
+        jitTicks(taskStats(temporalPid)), own(processes, estatePid), jitTicks(taskStats(estatePid)),
         belowTicks(processes, estatePid), machine[0], machine[1]);
   }
 
@@ -32,11 +39,52 @@ public record StackCpu(double worker, double temporal, double estate, double hos
   static StackCpu between(Reading before, Reading after, double ticksPerSecond) {
     return new StackCpu(
         seconds(after.worker() - before.worker(), ticksPerSecond),
+        seconds(after.workerJit() - before.workerJit(), ticksPerSecond),
         seconds(after.temporal() - before.temporal(), ticksPerSecond),
+        seconds(after.temporalJit() - before.temporalJit(), ticksPerSecond),
         seconds(after.estate() - before.estate(), ticksPerSecond),
+        seconds(after.estateJit() - before.estateJit(), ticksPerSecond),
         seconds(after.hosts() - before.hosts(), ticksPerSecond),
         seconds(after.machineBusy() - before.machineBusy(), ticksPerSecond),
         seconds(after.machineIdle() - before.machineIdle(), ticksPerSecond));
+  }
+
+  /**
+   * Ticks (utime + stime) of the JIT compiler threads among a process's threads, given as their
+   * {@code /proc/PID/task/TID/stat} lines. Linux keeps 15 characters of a thread's name: HotSpot's
+   * {@code C2 CompilerThread0} reads {@code C2 CompilerThre}. The compiler threads live as long as the
+   * JVM (on two CPUs one of each), so two readings' difference is what they used in between.
+   */
+  static long jitTicks(List<String> taskStats) {
+    long total = 0;
+    for (String stat : taskStats) {
+      String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) {
+        long[] f = statFields(stat);
+        total += f[1] + f[2];
+      }
+    }
+    return total;
+  }
+
+  /** The {@code stat} lines of a process's threads; none for a process gone or unreadable. */
+  private static List<String> taskStats(long pid) {
+    List<String> stats = new ArrayList<>();
+    if (pid <= 0) {
+      return stats;
+    }
+    try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+      for (Path task : tasks.toList()) {
+        try {
+          stats.add(Files.readString(task.resolve("stat")));
+        } catch (IOException e) {
+          // the thread ended while being read
+        }
+      }
+    } catch (IOException e) {
+      // the process ended: nothing
+    }
+    return stats;
   }
 
   /**

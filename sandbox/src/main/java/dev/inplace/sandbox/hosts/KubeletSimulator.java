@@ -16,14 +16,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.HexFormat;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -231,25 +228,7 @@ public final class KubeletSimulator implements Closeable {
     Path binary = s.node.root().resolve(s.node.versionBinary());
     starts.add(
         new BinaryStart(
-            s.node.name(), "/" + s.node.versionBinary(), sha256(binary), s.restarts, Instant.now().toString()));
-  }
-
-  private static String sha256(Path file) {
-    try (InputStream in = Files.newInputStream(file)) {
-      MessageDigest digest = MessageDigest.getInstance("SHA-256");
-      byte[] buffer = new byte[64 * 1024];
-      int n;
-      while ((n = in.read(buffer)) > 0) {
-        digest.update(buffer, 0, n);
-      }
-      return HexFormat.of().formatHex(digest.digest());
-    } catch (NoSuchFileException e) {
-      return "absent";
-    } catch (IOException e) {
-      return "unreadable: " + e.getMessage();
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+            s.node.name(), "/" + s.node.versionBinary(), BinaryDigest.sha256(binary), s.restarts, Instant.now().toString()));
   }
 
   /** What a kubelet starting now on this node would report. */

@@ -49,14 +49,13 @@ public final class StackCommands {
   }
 
   /**
-   * The simulated estate; {@code estateArgs} are the demo's estate options. With both compilers
-   * ({@link Jit#TIERED}), unlike the others: its kubelet simulator hashes every binary a node starts
-   * (at the estate's start and after each restart), and the JDK's SHA-256 intrinsic is C2's only:
-   * 16 MiB cost 0.23-0.41 s of CPU with C1 alone, 0.015 s once C2 compiled it. A 101-node estate
-   * started in 36 s (36 CPU-s) with C1 alone and in 17 s (25 CPU-s) with both (docs/benchmarks.md).
+   * The simulated estate; {@code estateArgs} are the demo's estate options. C1 only, as the others:
+   * its kubelet simulator hashes every binary a node starts with openssl ({@code BinaryDigest}), so
+   * it needs no C2 for the JDK's SHA-256 intrinsic, and C2 compiled the rest of the estate at 3.5
+   * CPU-s of a 6.3 CPU-s timed part in {@code bench --e2e} (docs/benchmarks.md).
    */
   public static List<String> estate(StackLayout layout, List<String> estateArgs, List<String> jvmOptions) {
-    List<String> command = java(layout, StackLayout.ESTATE, jvmOptions, "512m", Jit.TIERED, "logback-sandbox.xml",
+    List<String> command = java(layout, StackLayout.ESTATE, jvmOptions, "512m", Jit.C1_ONLY, "logback-sandbox.xml",
         EstateMain.class.getName());
     command.add("--dir");
     command.add(layout.dir().toString());
@@ -95,8 +94,6 @@ public final class StackCommands {
   enum Jit {
     /** C1 only ({@code -XX:TieredStopAtLevel=1}). */
     C1_ONLY,
-    /** The JVM's default: C1, then C2 for hot code. */
-    TIERED,
     /**
      * The JVM's defaults for compilers and collector alike, plus the image's JVM options, as the image
      * runs the worker: without C2 a benchmarked worker's SSH ciphers and hashing would run without the
@@ -120,8 +117,7 @@ public final class StackCommands {
     }
     // C1 only: the stack's JVMs live for seconds to minutes on two shared cores, where C2's
     // compilations cost more CPU than they give back (a chaos campaign: 185 -> 138 CPU-s, the same
-    // wall time; docs/benchmarks.md). What the processes do is the same either way. Not the estate
-    // (see estate(...)).
+    // wall time; docs/benchmarks.md). What the processes do is the same either way.
     if (jit == Jit.C1_ONLY) {
       command.add("-XX:TieredStopAtLevel=1");
     }

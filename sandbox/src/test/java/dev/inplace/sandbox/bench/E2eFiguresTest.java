@@ -108,10 +108,10 @@ class E2eFiguresTest {
 
   @Test
   void theTimedPartsCpuIsReportedByProcessAndForTheMachine() throws Exception {
-    E2eFigures f = E2eFigures.of(measured(List.of(3.0), 15.0)).withCpu(new StackCpu(17.8, 3.4, 5.3, 11.3, 42.1, 3.2));
+    E2eFigures f = E2eFigures.of(measured(List.of(3.0), 15.0)).withCpu(new StackCpu(17.8, 7.5, 3.4, 0.6, 5.3, 1.9, 11.3, 42.1, 3.2));
     String json = new ObjectMapper().writeValueAsString(f);
-    assertTrue(json.endsWith("\"cpuSeconds\":{\"worker\":17.8,\"temporal\":3.4,\"estate\":5.3,\"hosts\":11.3,"
-        + "\"machineBusy\":42.1,\"machineIdle\":3.2}}"), json);
+    assertTrue(json.endsWith("\"cpuSeconds\":{\"worker\":17.8,\"workerJit\":7.5,\"temporal\":3.4,\"temporalJit\":0.6,"
+        + "\"estate\":5.3,\"estateJit\":1.9,\"hosts\":11.3,\"machineBusy\":42.1,\"machineIdle\":3.2}}"), json);
     assertEquals(0.6, f.workerCpuSecondsPerNode(), "the figures themselves are unchanged");
   }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -38,6 +39,27 @@ class StackCpuTest {
   void readsTheParentAndTicksAfterANameWithSpacesAndParentheses() {
     String stat = "4242 (sshd: (x) y) S 77 4242 4242 0 -1 4194560 100 0 0 0 250 50 31 7 20 0 30 0 100 0 0";
     assertArrayEquals(new long[] {77, 250, 50, 31, 7}, StackCpu.statFields(stat));
+  }
+
+  @Test
+  void theJitIsTheTicksOfTheCompilerThreadsOnly() {
+    List<String> tasks = List.of(
+        "100 (java) S 1 100 100 0 -1 0 0 0 0 0 40 10 0 0 20 0 30 0 100 0 0",
+        "101 (C2 CompilerThre) S 1 100 100 0 -1 0 0 0 0 0 300 20 0 0 20 0 30 0 100 0 0",
+        "102 (C1 CompilerThre) S 1 100 100 0 -1 0 0 0 0 0 70 5 0 0 20 0 30 0 100 0 0",
+        "103 (C2 Compiler) S 1 100 100 0 -1 0 0 0 0 0 9 9 0 0 20 0 30 0 100 0 0", // a thread merely named like one
+        "104 (sshj (C2 x)) S 1 100 100 0 -1 0 0 0 0 0 9 9 0 0 20 0 30 0 100 0 0");
+    assertEquals(320 + 75, StackCpu.jitTicks(tasks));
+    assertEquals(0, StackCpu.jitTicks(List.of()));
+  }
+
+  @Test
+  void aReadingOfThisJvmFindsItsCompilerThreadsWithinItsOwnTicks() throws Exception {
+    long self = ProcessHandle.current().pid();
+    StackCpu.Reading reading = StackCpu.read(self, -1, -1);
+    assertTrue(reading.workerJit() > 0, "this JVM has compiled something by now: " + reading);
+    assertTrue(reading.workerJit() <= reading.worker(), reading.toString());
+    assertEquals(0, reading.temporalJit(), "no such process: nothing");
   }
 
   @Test

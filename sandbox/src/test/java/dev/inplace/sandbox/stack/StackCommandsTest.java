@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The estate runs with both JIT compilers (its SHA-256 needs C2's intrinsic); the others with C1
- * only, but a benchmarked worker runs as the image runs it.
+ * The stack's JVMs run with C1 only (the estate hashes with openssl, not with C2's SHA-256 intrinsic),
+ * but a benchmarked worker runs as the image runs it.
  */
 class StackCommandsTest {
   private static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
@@ -20,13 +20,13 @@ class StackCommandsTest {
   @TempDir Path dir;
 
   @Test
-  void theEstateRunsWithC2AndTheWorkersAndTemporalWithC1Only() {
+  void theEstateTheWorkersAndTemporalRunWithC1Only() {
     StackLayout layout = new StackLayout(dir);
     List<String> estate = StackCommands.estate(layout, List.of("--workers", "3"), List.of());
     List<String> worker = StackCommands.worker(layout, StackLayout.worker(1), List.of());
     List<String> temporal = StackCommands.temporal(layout, List.of());
 
-    assertFalse(estate.contains(C1_ONLY), estate.toString());
+    assertTrue(estate.contains(C1_ONLY), estate.toString());
     assertTrue(estate.contains(EstateMain.class.getName()), estate.toString());
     assertTrue(worker.contains(C1_ONLY), worker.toString());
     assertTrue(temporal.contains(C1_ONLY), temporal.toString());
