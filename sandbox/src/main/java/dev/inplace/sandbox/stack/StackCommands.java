@@ -49,18 +49,27 @@ public final class StackCommands {
   }
 
   /**
-   * The simulated estate; {@code estateArgs} are the demo's estate options. C1 only, as the others:
-   * its kubelet simulator hashes every binary a node starts with openssl ({@code BinaryDigest}), so
-   * it needs no C2 for the JDK's SHA-256 intrinsic, and C2 compiled the rest of the estate at 3.5
-   * CPU-s of a 6.3 CPU-s timed part in {@code bench --e2e} (docs/benchmarks.md).
+   * The simulated estate; {@code estateArgs} are the demo's estate options. With MINA hosts (the
+   * default) the estate's JVM is every node's SSH server, and its AES-GCM reaches the CPU's AES
+   * instructions only once C2 has compiled it: both compilers ({@link Jit#TIERED}). With OpenSSH
+   * hosts sshd does that, and the kubelet simulator hashes the binaries a node starts with openssl
+   * ({@code BinaryDigest}): C1 only, as the others, since C2 then compiled nothing the estate needed
+   * (3.5 of its 6.3 CPU-s in the timed part of {@code bench --e2e --hosts openssh}, docs/benchmarks.md).
    */
   public static List<String> estate(StackLayout layout, List<String> estateArgs, List<String> jvmOptions) {
-    List<String> command = java(layout, StackLayout.ESTATE, jvmOptions, "512m", Jit.C1_ONLY, "logback-sandbox.xml",
+    Jit jit = opensshHosts(estateArgs) ? Jit.C1_ONLY : Jit.TIERED;
+    List<String> command = java(layout, StackLayout.ESTATE, jvmOptions, "512m", jit, "logback-sandbox.xml",
         EstateMain.class.getName());
     command.add("--dir");
     command.add(layout.dir().toString());
     command.addAll(estateArgs);
     return command;
+  }
+
+  /** Whether the estate's options ask for OpenSSH hosts ({@code --hosts openssh}; MINA otherwise). */
+  static boolean opensshHosts(List<String> estateArgs) {
+    int at = estateArgs.lastIndexOf("--hosts");
+    return at >= 0 && at + 1 < estateArgs.size() && estateArgs.get(at + 1).equals("openssh");
   }
 
   /**
@@ -94,6 +103,8 @@ public final class StackCommands {
   enum Jit {
     /** C1 only ({@code -XX:TieredStopAtLevel=1}). */
     C1_ONLY,
+    /** The JVM's default: C1, then C2 for hot code. */
+    TIERED,
     /**
      * The JVM's defaults for compilers and collector alike, plus the image's JVM options, as the image
      * runs the worker: without C2 a benchmarked worker's SSH ciphers and hashing would run without the

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The stack's JVMs run with C1 only (the estate hashes with openssl, not with C2's SHA-256 intrinsic),
- * but a benchmarked worker runs as the image runs it.
+ * The stack's JVMs run with C1 only, but an estate that is its nodes' SSH server (MINA hosts) keeps
+ * C2 for its ciphers, and a benchmarked worker runs as the image runs it.
  */
 class StackCommandsTest {
   private static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
@@ -20,16 +20,27 @@ class StackCommandsTest {
   @TempDir Path dir;
 
   @Test
-  void theEstateTheWorkersAndTemporalRunWithC1Only() {
+  void anEstateWithMinaHostsRunsWithC2AndTheWorkersAndTemporalWithC1Only() {
     StackLayout layout = new StackLayout(dir);
     List<String> estate = StackCommands.estate(layout, List.of("--workers", "3"), List.of());
     List<String> worker = StackCommands.worker(layout, StackLayout.worker(1), List.of());
     List<String> temporal = StackCommands.temporal(layout, List.of());
 
-    assertTrue(estate.contains(C1_ONLY), estate.toString());
+    assertFalse(estate.contains(C1_ONLY), estate.toString());
     assertTrue(estate.contains(EstateMain.class.getName()), estate.toString());
     assertTrue(worker.contains(C1_ONLY), worker.toString());
     assertTrue(temporal.contains(C1_ONLY), temporal.toString());
+  }
+
+  @Test
+  void anEstateWithOpenSshHostsRunsWithC1Only() {
+    StackLayout layout = new StackLayout(dir);
+    List<String> openssh = StackCommands.estate(layout, List.of("--workers", "3", "--hosts", "openssh"), List.of());
+    List<String> mina = StackCommands.estate(layout, List.of("--hosts", "mina", "--workers", "3"), List.of());
+
+    assertTrue(openssh.contains(C1_ONLY), "sshd ciphers and openssl hashes: " + openssh);
+    assertFalse(mina.contains(C1_ONLY), "the estate is the SSH server: " + mina);
+    assertFalse(StackCommands.opensshHosts(List.of("--hosts")), "no value: the default, MINA");
   }
 
   @Test
