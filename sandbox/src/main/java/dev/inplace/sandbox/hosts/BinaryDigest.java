@@ -42,11 +42,13 @@ final class BinaryDigest {
       Process p = new ProcessBuilder("openssl", "dgst", "-sha256", "-r", file.toString())
           .redirectError(ProcessBuilder.Redirect.DISCARD)
           .start();
-      byte[] out = p.getInputStream().readAllBytes();
+      // Its answer (one line) fits the pipe's buffer, so it can end before it is read: wait first,
+      // and a hung openssl is cut after 30 s instead of holding the caller.
       if (!p.waitFor(30, TimeUnit.SECONDS)) {
         p.destroyForcibly();
         return null;
       }
+      byte[] out = p.getInputStream().readAllBytes();
       var m = OPENSSL_LINE.matcher(new String(out, StandardCharsets.US_ASCII));
       return p.exitValue() == 0 && m.matches() ? m.group(1) : null;
     } catch (IOException e) {
