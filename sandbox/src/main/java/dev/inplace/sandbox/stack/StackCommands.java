@@ -1,6 +1,7 @@
 package dev.inplace.sandbox.stack;
 
 import dev.inplace.sandbox.SandboxSlot;
+import dev.inplace.sandbox.hosts.HostServer;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -66,10 +67,14 @@ public final class StackCommands {
     return command;
   }
 
-  /** Whether the estate's options ask for OpenSSH hosts ({@code --hosts openssh}; MINA otherwise). */
+  /**
+   * Whether the estate's options ask for OpenSSH hosts: the last {@code --hosts} wins, as in
+   * {@code DemoOptions}, and anything but {@code openssh} is MINA here (the estate refuses a bad value
+   * itself, with its reason).
+   */
   static boolean opensshHosts(List<String> estateArgs) {
     int at = estateArgs.lastIndexOf("--hosts");
-    return at >= 0 && at + 1 < estateArgs.size() && estateArgs.get(at + 1).equals("openssh");
+    return at >= 0 && at + 1 < estateArgs.size() && estateArgs.get(at + 1).equals(HostServer.OPENSSH.cliName());
   }
 
   /**
