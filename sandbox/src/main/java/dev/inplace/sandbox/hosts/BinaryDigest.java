@@ -1,14 +1,11 @@
 package dev.inplace.sandbox.hosts;
 
+import dev.inplace.sandbox.release.FileSha256;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
@@ -61,20 +58,12 @@ final class BinaryDigest {
   }
 
   static String jdk(Path file) {
-    try (InputStream in = Files.newInputStream(file)) {
-      MessageDigest digest = MessageDigest.getInstance("SHA-256");
-      byte[] buffer = new byte[64 * 1024];
-      int n;
-      while ((n = in.read(buffer)) > 0) {
-        digest.update(buffer, 0, n);
-      }
-      return HexFormat.of().formatHex(digest.digest());
+    try {
+      return FileSha256.of(file);
     } catch (NoSuchFileException e) {
       return "absent";
     } catch (IOException e) {
       return "unreadable: " + e.getMessage();
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
     }
   }
 }

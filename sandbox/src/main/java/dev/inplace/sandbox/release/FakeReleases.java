@@ -141,17 +141,7 @@ public final class FakeReleases {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted writing " + archive, e);
     }
-    String sha;
-    try (java.io.InputStream in = Files.newInputStream(archive)) {
-      java.security.MessageDigest digest = java.security.MessageDigest.getInstance("SHA-256");
-      byte[] buf = new byte[65536];
-      for (int n; (n = in.read(buf)) > 0; ) {
-        digest.update(buf, 0, n);
-      }
-      sha = java.util.HexFormat.of().formatHex(digest.digest());
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    String sha = FileSha256.of(archive);
     long size = Files.size(archive);
     Files.createDirectories(registryDir());
     Files.copy(archive, registryDir().resolve(sha + ".tar"), StandardCopyOption.REPLACE_EXISTING);
