@@ -1,5 +1,6 @@
 package dev.inplace.sandbox.deploy;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,13 +9,22 @@ import dev.inplace.sandbox.SandboxMain;
 import dev.inplace.sandbox.demo.DemoOptions;
 import dev.inplace.sandbox.estate.Estate;
 import dev.inplace.sandbox.kube.ApiRequest;
+import dev.inplace.sandbox.kube.SandboxApiServer;
+import dev.inplace.worker.crd.InplaceCrds;
+import dev.inplace.worker.watch.UpgradeWatcher;
 import dev.inplace.worker.watch.WatcherOptions;
+import dev.inplace.worker.watch.WatcherOptions.LeaderElection;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.temporal.testing.TestWorkflowEnvironment;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,8 +40,9 @@ import org.junit.jupiter.api.Timeout;
  * RBAC from evidence: runs the demo's representative paths (k3s through the custom resources,
  * kubeadm, the CAPI runtime extension on kubeadm), records every request the worker's client made
  * to the management API server (the workload clusters are reached with the CAPI kubeconfig Secret's
- * identity, not the worker's), and fails when deploy/'s rendered RBAC does not grant one, naming it.
- * Grants nothing used are printed.
+ * identity, not the worker's), and fails when deploy/'s rendered RBAC does not grant one, naming it,
+ * or grants anything the worker never did. The demo runs one watcher without leader election, so two
+ * watcher replicas also compete for the Lease on their own API server.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(600)
@@ -56,6 +67,56 @@ class RbacCoverageIT {
     // A verify fault fails by VerifyTimeout: 5 s of waiting for Ready prove the same path as the default 20 s.
     scenario("k3s, a node fails and is rolled back, skipped", "--fail", "worker-1:verify", "--on-failure", "skip",
         "--ready-timeout", "5");
+    twoReplicasCompeteForTheWatcherLease();
+  }
+
+  /**
+   * Leader election as deployed (deploy/ runs it on): replica a takes the Lease and renews it, b reads
+   * it and follows, a releases it at close and b takes it over, then releases it. fabric8's Lease
+   * lock writes every renewal, release and take-over as a JSON merge patch.
+   */
+  private void twoReplicasCompeteForTheWatcherLease() throws Exception {
+    TestWorkflowEnvironment temporal = TestWorkflowEnvironment.newInstance();
+    try (SandboxApiServer api = SandboxApiServer.start();
+        KubernetesClient worker = api.newClient(Estate.WORKER_TOKEN)) {
+      InplaceCrds.install(api.client());
+      UpgradeWatcher a = UpgradeWatcher.start(worker, temporal.getWorkflowClient(), "rbac", replica("replica-a"));
+      UpgradeWatcher b = null;
+      boolean aClosed = false;
+      try {
+        await().atMost(Duration.ofSeconds(30)).until(a::isLeading);
+        var firstRenewal = lease(api).getSpec().getRenewTime();
+        await().atMost(Duration.ofSeconds(30)).until(() -> !firstRenewal.equals(lease(api).getSpec().getRenewTime()));
+        b = UpgradeWatcher.start(worker, temporal.getWorkflowClient(), "rbac", replica("replica-b"));
+        UpgradeWatcher follower = b;
+        await().atMost(Duration.ofSeconds(30)).until(() -> follower.observedLeader().isPresent());
+        a.close(); // releases the Lease
+        aClosed = true;
+        await().atMost(Duration.ofSeconds(30)).until(follower::isLeading);
+        assertEquals("replica-b", lease(api).getSpec().getHolderIdentity());
+      } finally {
+        if (!aClosed) {
+          a.close();
+        }
+        if (b != null) {
+          b.close();
+        }
+        temporal.close();
+      }
+      record(LEASE, new HashSet<>(api.requestsBy(Estate.WORKER_TOKEN)));
+    }
+  }
+
+  private static final String LEASE = "two watcher replicas compete for the Lease";
+
+  /** deploy/'s Lease (INPLACE_LEASE_NAME's default) in the worker's namespace, renewed every 250 ms. */
+  private static WatcherOptions replica(String identity) {
+    return WatcherOptions.defaults().withLeaderElection(new LeaderElection(NS, "inplace-watcher", identity,
+        Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofMillis(250)));
+  }
+
+  private static Lease lease(SandboxApiServer api) {
+    return api.client().leases().inNamespace(NS).withName("inplace-watcher").get();
   }
 
   private void scenario(String name, String... args) throws Exception {
@@ -66,13 +127,17 @@ class RbacCoverageIT {
     upgradedAll[0] = SandboxMain.demo(
         DemoOptions.parse(all.toArray(String[]::new)),
         new PrintStream(printed, true, StandardCharsets.UTF_8),
-        requests -> recorded.put(name, requests));
+        requests -> record(name, requests));
     String output = printed.toString(StandardCharsets.UTF_8);
     boolean expectFailure = all.contains("--fail");
     assertEquals(!expectFailure, upgradedAll[0], name + ":\n" + output);
     assertFalse(recorded.get(name).isEmpty(), name + ": the worker's requests were recorded");
-    System.out.println("== " + name + ": " + recorded.get(name).size() + " distinct requests");
-    recorded.get(name).stream().sorted(Comparator.comparing(ApiRequest::toString)).forEach(r -> System.out.println("  " + r));
+  }
+
+  private void record(String scenario, Set<ApiRequest> requests) {
+    recorded.put(scenario, requests);
+    System.out.println("== " + scenario + ": " + requests.size() + " distinct requests");
+    requests.stream().sorted(Comparator.comparing(ApiRequest::toString)).forEach(r -> System.out.println("  " + r));
   }
 
   private Set<ApiRequest> everyRequest() {
@@ -90,10 +155,10 @@ class RbacCoverageIT {
     List<String> denied = grants.denied(requests);
     TreeSet<String> unused = grants.unused(requests).stream().map(Object::toString)
         .collect(Collectors.toCollection(TreeSet::new));
-    System.out.println("== deploy/" + overlay + ": grants nothing used in these scenarios:");
-    unused.forEach(u -> System.out.println("  " + u));
     assertTrue(denied.isEmpty(), "deploy/" + overlay + " does not grant what the worker did:\n  "
         + String.join("\n  ", denied));
+    assertTrue(unused.isEmpty(), "deploy/" + overlay + " grants what the worker never did in these scenarios:\n  "
+        + String.join("\n  ", unused));
   }
 
   @Test
