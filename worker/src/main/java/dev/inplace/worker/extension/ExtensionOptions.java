@@ -18,6 +18,8 @@ import java.util.Optional;
  *     PKCS#1 RSA / SEC1 EC)
  * @param clientCa clients must present a certificate signed by one of these CAs (the CAPI managers'
  *     {@code --runtime-extension-client-cert-file}); required unless {@code allowUnauthenticated}
+ * @param clientNames of the certificates that CA signed, only those whose common name or a DNS name
+ *     is listed here may call (the CA's issuer may sign for others too)
  * @param maxBodyBytes larger requests are answered 413 without being read
  * @param readTimeout a request (headers and body) must arrive within this, or the connection is closed
  * @param threads requests handled at once; more wait in a short queue, beyond it connections are closed
@@ -29,6 +31,7 @@ public record ExtensionOptions(
     Path tlsCert,
     Path tlsKey,
     Optional<Path> clientCa,
+    List<String> clientNames,
     int maxBodyBytes,
     Duration readTimeout,
     int threads,
@@ -40,6 +43,7 @@ public record ExtensionOptions(
   public static final String TLS_CERT = "INPLACE_EXTENSION_TLS_CERT";
   public static final String TLS_KEY = "INPLACE_EXTENSION_TLS_KEY";
   public static final String CLIENT_CA = "INPLACE_EXTENSION_CLIENT_CA";
+  public static final String CLIENT_NAMES = "INPLACE_EXTENSION_CLIENT_NAMES";
   public static final String MAX_BODY_BYTES = "INPLACE_EXTENSION_MAX_BODY_BYTES";
   public static final String READ_TIMEOUT_SECONDS = "INPLACE_EXTENSION_READ_TIMEOUT_SECONDS";
   public static final String THREADS = "INPLACE_EXTENSION_THREADS";
@@ -47,8 +51,8 @@ public record ExtensionOptions(
 
   /** Every key {@link #fromEnvironment} reads; docs/configuration.md lists each (a test checks). */
   public static final List<String> KEYS =
-      List.of(EXTENSION, BIND_ADDRESS, PORT, TLS_CERT, TLS_KEY, CLIENT_CA, MAX_BODY_BYTES, READ_TIMEOUT_SECONDS, THREADS,
-          ALLOW_UNAUTHENTICATED);
+      List.of(EXTENSION, BIND_ADDRESS, PORT, TLS_CERT, TLS_KEY, CLIENT_CA, CLIENT_NAMES, MAX_BODY_BYTES,
+          READ_TIMEOUT_SECONDS, THREADS, ALLOW_UNAUTHENTICATED);
 
   public static final int DEFAULT_PORT = 9443;
   public static final int DEFAULT_MAX_BODY_BYTES = 1 << 20;
@@ -67,6 +71,8 @@ public record ExtensionOptions(
       throw new IllegalArgumentException("the extension needs a client CA (mutual TLS) unless unauthenticated"
           + " callers are explicitly allowed");
     }
+    clientNames = List.copyOf(clientNames == null ? ClientNames.DEFAULTS : clientNames);
+    ClientNames.of(clientNames); // refuses an empty list or a name that is not one word
     if (maxBodyBytes < 1024) {
       throw new IllegalArgumentException("the extension's body limit must be at least 1024 bytes");
     }
@@ -80,24 +86,30 @@ public record ExtensionOptions(
 
   /** Loopback, an ephemeral port, default limits, mutual TLS with {@code clientCa}: for tests and the sandbox. */
   public static ExtensionOptions loopback(Path tlsCert, Path tlsKey, Path clientCa) {
-    return new ExtensionOptions("127.0.0.1", 0, tlsCert, tlsKey, Optional.of(clientCa), DEFAULT_MAX_BODY_BYTES,
-        DEFAULT_READ_TIMEOUT, DEFAULT_THREADS, false);
+    return new ExtensionOptions("127.0.0.1", 0, tlsCert, tlsKey, Optional.of(clientCa), ClientNames.DEFAULTS,
+        DEFAULT_MAX_BODY_BYTES, DEFAULT_READ_TIMEOUT, DEFAULT_THREADS, false);
   }
 
   /** Loopback without client certificates (the explicit opt-out): for tests. */
   public static ExtensionOptions loopbackUnauthenticated(Path tlsCert, Path tlsKey) {
-    return new ExtensionOptions("127.0.0.1", 0, tlsCert, tlsKey, Optional.empty(), DEFAULT_MAX_BODY_BYTES,
-        DEFAULT_READ_TIMEOUT, DEFAULT_THREADS, true);
+    return new ExtensionOptions("127.0.0.1", 0, tlsCert, tlsKey, Optional.empty(), ClientNames.DEFAULTS,
+        DEFAULT_MAX_BODY_BYTES, DEFAULT_READ_TIMEOUT, DEFAULT_THREADS, true);
   }
 
   public ExtensionOptions withReadTimeout(Duration timeout) {
-    return new ExtensionOptions(bindAddress, port, tlsCert, tlsKey, clientCa, maxBodyBytes, timeout, threads,
-        allowUnauthenticated);
+    return new ExtensionOptions(bindAddress, port, tlsCert, tlsKey, clientCa, clientNames, maxBodyBytes, timeout,
+        threads, allowUnauthenticated);
   }
 
   public ExtensionOptions withMaxBodyBytes(int limit) {
-    return new ExtensionOptions(bindAddress, port, tlsCert, tlsKey, clientCa, limit, readTimeout, threads,
-        allowUnauthenticated);
+    return new ExtensionOptions(bindAddress, port, tlsCert, tlsKey, clientCa, clientNames, limit, readTimeout,
+        threads, allowUnauthenticated);
+  }
+
+  /** Only certificates with one of these names (common name or DNS name) may call. */
+  public ExtensionOptions withClientNames(List<String> names) {
+    return new ExtensionOptions(bindAddress, port, tlsCert, tlsKey, clientCa, names, maxBodyBytes, readTimeout,
+        threads, allowUnauthenticated);
   }
 
   /**
@@ -132,6 +144,17 @@ public record ExtensionOptions(
       problems.add(CLIENT_CA + " is required: the hooks are served with mutual TLS only (the CAPI managers'"
           + " client certificate CA); set " + ALLOW_UNAUTHENTICATED + "=true to serve without it");
     }
+    List<String> clientNames = ClientNames.DEFAULTS;
+    Optional<String> names = value(env, CLIENT_NAMES);
+    if (names.isPresent()) {
+      clientNames = java.util.Arrays.stream(names.get().split(",")).map(String::strip).filter(n -> !n.isEmpty()).toList();
+      try {
+        ClientNames.of(clientNames);
+      } catch (IllegalArgumentException e) {
+        problems.add(CLIENT_NAMES + ": " + e.getMessage() + " (a comma-separated list, got '" + names.get() + "')");
+        clientNames = ClientNames.DEFAULTS;
+      }
+    }
     int port = number(env, PORT, DEFAULT_PORT, 1, 65535, problems);
     int maxBody = number(env, MAX_BODY_BYTES, DEFAULT_MAX_BODY_BYTES, 1024, 20 << 20, problems);
     int readTimeout = number(env, READ_TIMEOUT_SECONDS, (int) DEFAULT_READ_TIMEOUT.toSeconds(), 1, 300, problems);
@@ -146,6 +169,7 @@ public record ExtensionOptions(
             cert.get(),
             key.get(),
             ca,
+            clientNames,
             maxBody,
             Duration.ofSeconds(readTimeout),
             threads,

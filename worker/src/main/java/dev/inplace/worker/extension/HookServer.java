@@ -111,7 +111,8 @@ public final class HookServer implements AutoCloseable {
         new Endpoint(Hooks.UPDATE_MACHINE, updateMachine));
 
     installRequestLimits(options);
-    SSLContext tls = ReloadingTls.serverContext(options.tlsCert(), options.tlsKey(), options.clientCa());
+    SSLContext tls = ReloadingTls.serverContext(options.tlsCert(), options.tlsKey(), options.clientCa(),
+        ClientNames.of(options.clientNames()));
     boolean clientAuth = options.clientCa().isPresent();
     if (!clientAuth) {
       log.warn("CAPI runtime extension serving WITHOUT client certificates ({}=true): anyone who reaches"

@@ -47,18 +47,23 @@ final class ReloadingTls {
   private final Path cert;
   private final Path keyFile;
   private final Optional<Path> clientCa;
+  private final ClientNames clientNames;
   private final Map<String, Loaded> generations = new LinkedHashMap<>();
   private volatile Loaded current;
 
-  private ReloadingTls(Path cert, Path keyFile, Optional<Path> clientCa) {
+  private ReloadingTls(Path cert, Path keyFile, Optional<Path> clientCa, ClientNames clientNames) {
     this.cert = cert;
     this.keyFile = keyFile;
     this.clientCa = clientCa;
+    this.clientNames = clientNames;
   }
 
-  /** A server context over these files; fails now if they do not make a valid set. */
-  static SSLContext serverContext(Path cert, Path key, Optional<Path> clientCa) {
-    ReloadingTls tls = new ReloadingTls(cert, key, clientCa);
+  /**
+   * A server context over these files; fails now if they do not make a valid set. With a client CA,
+   * a caller's certificate must chain to it and carry one of {@code clientNames}.
+   */
+  static SSLContext serverContext(Path cert, Path key, Optional<Path> clientCa, ClientNames clientNames) {
+    ReloadingTls tls = new ReloadingTls(cert, key, clientCa, clientNames);
     try {
       tls.install(tls.load(1, read(cert), read(key), clientCa.isPresent() ? read(clientCa.get()) : null));
       SSLContext context = SSLContext.getInstance("TLS");
@@ -209,7 +214,7 @@ final class ReloadingTls {
     }
   }
 
-  /** Trusts the newest client CA bundle. */
+  /** Trusts the newest client CA bundle, for the callers named in {@link #clientNames} only. */
   private final class Trust extends X509ExtendedTrustManager {
     private X509ExtendedTrustManager trust() {
       return refresh().trust();
@@ -218,17 +223,29 @@ final class ReloadingTls {
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
       trust().checkClientTrusted(chain, authType, socket);
+      admit(chain);
     }
 
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
         throws CertificateException {
       trust().checkClientTrusted(chain, authType, engine);
+      admit(chain);
     }
 
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
       ((X509TrustManager) trust()).checkClientTrusted(chain, authType);
+      admit(chain);
+    }
+
+    private void admit(X509Certificate[] chain) throws CertificateException {
+      try {
+        clientNames.admit(chain[0]);
+      } catch (CertificateException e) {
+        log.warn("refused a hook caller: {}", e.getMessage());
+        throw e;
+      }
     }
 
     @Override

@@ -35,6 +35,25 @@ class ExtensionOptionsTest {
     assertEquals(1 << 20, options.maxBodyBytes());
     assertEquals(Optional.of(certs.caCert), options.clientCa());
     assertFalse(options.allowUnauthenticated());
+    assertEquals(java.util.List.of("capi-controller-manager", "capi-kubeadm-control-plane-controller-manager"),
+        options.clientNames());
+  }
+
+  @Test
+  void theCallersNamesAreAListOfWordsAndABadOneIsNamed() throws Exception {
+    TestCertificates certs = TestCertificates.create(dir);
+    Map<String, String> env = new java.util.HashMap<>(Map.of(
+        "INPLACE_EXTENSION", "true",
+        "INPLACE_EXTENSION_TLS_CERT", certs.serverCert.toString(),
+        "INPLACE_EXTENSION_TLS_KEY", certs.serverKey.toString(),
+        "INPLACE_EXTENSION_CLIENT_CA", certs.caCert.toString(),
+        "INPLACE_EXTENSION_CLIENT_NAMES", " capi-controller-manager, capi-k3s-control-plane-controller-manager ,"));
+    assertEquals(java.util.List.of("capi-controller-manager", "capi-k3s-control-plane-controller-manager"),
+        ExtensionOptions.fromEnvironment(env).orElseThrow().clientNames());
+    env.put("INPLACE_EXTENSION_CLIENT_NAMES", "capi-controller-manager, two words");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ExtensionOptions.fromEnvironment(env));
+    assertTrue(e.getMessage().contains("INPLACE_EXTENSION_CLIENT_NAMES: a client certificate name must be one word,"
+        + " got 'two words'"), e.getMessage());
   }
 
   @Test
@@ -53,7 +72,7 @@ class ExtensionOptionsTest {
     assertTrue(open.allowUnauthenticated());
     assertEquals(Optional.empty(), open.clientCa());
     assertThrows(IllegalArgumentException.class, () -> new ExtensionOptions("127.0.0.1", 0, certs.serverCert,
-        certs.serverKey, Optional.empty(), 1 << 20, java.time.Duration.ofSeconds(5), 1, false));
+        certs.serverKey, Optional.empty(), ClientNames.DEFAULTS, 1 << 20, java.time.Duration.ofSeconds(5), 1, false));
   }
 
   @Test

@@ -18,6 +18,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
@@ -67,9 +68,13 @@ class HookServerTest {
   }
 
   private HttpResponse<String> post(String path, String body, boolean clientCertificate) throws Exception {
+    return post(path, body, certs.clientContext(clientCertificate));
+  }
+
+  private HttpResponse<String> post(String path, String body, SSLContext tls) throws Exception {
     HttpClient client = HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
-        .sslContext(certs.clientContext(clientCertificate))
+        .sslContext(tls)
         .connectTimeout(Duration.ofSeconds(5))
         .build();
     // Like CAPI's client: POST, JSON body, no Content-Type header.
@@ -118,6 +123,23 @@ class HookServerTest {
     start(true, ExtensionOptions.DEFAULT_MAX_BODY_BYTES);
     assertThrows(IOException.class, () -> post(ROOT + "discovery", "{}", false));
     assertEquals("DiscoveryResponse", json(post(ROOT + "discovery", "{}", true)).get("kind").asText());
+  }
+
+  @Test
+  void aCertificateTheClientCaSignedForAnotherCallerIsRefusedUnlessItsNameIsListed() throws Exception {
+    start(true, ExtensionOptions.DEFAULT_MAX_BODY_BYTES);
+    SSLContext stranger = certs.clientContextAs("CN=tenant-app");
+    assertThrows(IOException.class, () -> post(ROOT + "discovery", "{}", stranger));
+    assertEquals("DiscoveryResponse", json(post(ROOT + "discovery", "{}", true)).get("kind").asText());
+    SSLContext controlPlane = certs.clientContextAs("CN=capi-kubeadm-control-plane-controller-manager");
+    assertEquals("DiscoveryResponse", json(post(ROOT + "discovery", "{}", controlPlane)).get("kind").asText());
+
+    server.close();
+    server = HookServer.start(
+        ExtensionOptions.loopback(certs.serverCert, certs.serverKey, certs.caCert).withClientNames(List.of("tenant-app")),
+        CanUpdateHook::canUpdateMachine, CanUpdateHook::canUpdateMachineSet, request -> null);
+    assertEquals("DiscoveryResponse", json(post(ROOT + "discovery", "{}", stranger)).get("kind").asText());
+    assertThrows(IOException.class, () -> post(ROOT + "discovery", "{}", true), "the default names are replaced");
   }
 
   @Test

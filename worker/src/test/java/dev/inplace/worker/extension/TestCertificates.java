@@ -37,11 +37,12 @@ final class TestCertificates {
   final Path clientCert;
   final Path clientKey;
   final X509Certificate ca;
+  private final KeyPair caKeys;
   private final KeyPair clientKeys;
   private final X509Certificate client;
 
   private TestCertificates(Path dir, String keyAlgorithm) throws Exception {
-    KeyPair caKeys = keys("EC");
+    caKeys = keys("EC");
     ca = certificate("CN=inplace test CA", caKeys, "CN=inplace test CA", caKeys.getPrivate(), true);
     KeyPair serverKeys = keys(keyAlgorithm);
     X509Certificate server = certificate("CN=inplace-extension", serverKeys, "CN=inplace test CA", caKeys.getPrivate(), false);
@@ -75,6 +76,17 @@ final class TestCertificates {
 
   /** A client context trusting the test CA, presenting the client certificate when asked to. */
   SSLContext clientContext(boolean presentCertificate) throws Exception {
+    return clientContext(presentCertificate ? client : null, clientKeys);
+  }
+
+  /** A client context presenting a certificate the same CA signed for another subject. */
+  SSLContext clientContextAs(String subject) throws Exception {
+    KeyPair keys = keys("EC");
+    return clientContext(certificate(subject, keys, "CN=inplace test CA", caKeys.getPrivate(), false), keys);
+  }
+
+  private SSLContext clientContext(X509Certificate presented, KeyPair presentedKeys) throws Exception {
+    boolean presentCertificate = presented != null;
     KeyStore trust = KeyStore.getInstance("PKCS12");
     trust.load(null, null);
     trust.setCertificateEntry("ca", ca);
@@ -84,7 +96,7 @@ final class TestCertificates {
     if (presentCertificate) {
       KeyStore keys = KeyStore.getInstance("PKCS12");
       keys.load(null, null);
-      keys.setKeyEntry("client", clientKeys.getPrivate(), new char[0], new java.security.cert.Certificate[] {client, ca});
+      keys.setKeyEntry("client", presentedKeys.getPrivate(), new char[0], new java.security.cert.Certificate[] {presented, ca});
       kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
       kmf.init(keys, new char[0]);
     }
