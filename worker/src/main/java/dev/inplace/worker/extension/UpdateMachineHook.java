@@ -98,6 +98,14 @@ final class UpdateMachineHook {
       return Hooks.failure(Hooks.UPDATE_MACHINE, "Machine " + namespace + "/" + name + " not found");
     }
     Map<String, Object> props = machine.getAdditionalProperties();
+    // CAPI writes the desired spec to the Machine before it calls UpdateMachine: a request for another
+    // version is not CAPI's, and the version comes from the Machine, not from whoever sent the request.
+    String stored = text(props, "spec", "version");
+    if (!target.equals(stored)) {
+      return Hooks.failure(Hooks.UPDATE_MACHINE, "desired.machine.spec.version " + target + " is not Machine "
+          + namespace + "/" + name + "'s spec.version " + (stored == null ? "(none)" : stored)
+          + ": CAPI writes the desired spec to the Machine before it calls UpdateMachine");
+    }
     String nodeName = text(props, "status", "nodeRef", "name");
     if (nodeName == null) {
       return Hooks.failure(Hooks.UPDATE_MACHINE, "Machine " + namespace + "/" + name + " has no Node yet (status.nodeRef)");
@@ -208,7 +216,7 @@ final class UpdateMachineHook {
     MachineInfo info = new MachineInfo(machine.getMetadata().getName(), nodeName,
         controlPlane ? NodeRole.CONTROL_PLANE : NodeRole.WORKER, address(machine), null,
         currentKubelet(cluster, nodeName), "");
-    String bootstrapKind = request.path("desired").path("bootstrapConfig").path("kind").asText("");
+    String bootstrapKind = bootstrapKind(request, machine);
     IntakeRequest ask = UpdateMachineAsk.of(settings, bootstrapKind, cluster, target, info);
     RunInputs inputs = intake.admit(ask);
     // No parent run marks the Machine here: the NodeUpgrade run marks it skip-remediation itself.
@@ -220,6 +228,24 @@ final class UpdateMachineHook {
       upgrade = upgrade.withFirstControlPlane(first);
     }
     return upgrade;
+  }
+
+  /**
+   * The bootstrap config's kind (it picks the distribution): the Machine's own configRef; a request
+   * naming another kind is refused. Only a Machine without a configRef takes the request's.
+   */
+  private static String bootstrapKind(JsonNode request, GenericKubernetesResource machine) throws IntakeRefusal {
+    String asked = request.path("desired").path("bootstrapConfig").path("kind").asText("");
+    String stored = text(machine.getAdditionalProperties(), "spec", "bootstrap", "configRef", "kind");
+    if (stored == null) {
+      return asked;
+    }
+    if (!asked.isEmpty() && !asked.equals(stored)) {
+      throw IntakeRefusal.invalid("desired.bootstrapConfig.kind " + asked + " is not the kind of Machine "
+          + machine.getMetadata().getNamespace() + "/" + machine.getMetadata().getName() + "'s bootstrap config ("
+          + stored + ")");
+    }
+    return stored;
   }
 
   /** What the Node's kubelet reports, or null when it cannot be read (its NodeUpgrade preflight checks again). */
@@ -251,7 +277,9 @@ final class UpdateMachineHook {
   static String specHash(JsonNode desired, String retryToken) {
     ObjectNode subject = JsonNodeFactory.instance.objectNode();
     for (String field : List.of("machine", "infrastructureMachine", "bootstrapConfig")) {
-      subject.set(field, desired.path(field).path("spec").deepCopy());
+      JsonNode spec = desired.path(field).path("spec");
+      // A request without one of the objects (a Machine with no bootstrap config) hashes it as null.
+      subject.set(field, spec.isMissingNode() ? com.fasterxml.jackson.databind.node.NullNode.getInstance() : spec.deepCopy());
     }
     if (retryToken != null) {
       subject.put("retryToken", retryToken);

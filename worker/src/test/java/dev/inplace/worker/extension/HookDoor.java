@@ -56,7 +56,25 @@ public final class HookDoor implements AutoCloseable {
         .formatted(machine, namespace, cluster, version));
     ObjectNode values = request.putObject("settings");
     settings.forEach(values::put);
-    return hook.handle((JsonNode) request);
+    // As CAPI does before it calls UpdateMachine, the desired version is on the Machine during the call;
+    // put back after, so the other door (the custom resources) sees the estate as it was.
+    var machines = kubeClients.management().genericKubernetesResources(CapiResources.MACHINE).inNamespace(namespace);
+    Object stored = machines.withName(machine).get().getAdditionalProperties().get("spec");
+    machines.withName(machine).edit(m -> {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> desired = new java.util.LinkedHashMap<>(stored == null ? Map.of() : (Map<String, Object>) stored);
+      desired.put("version", version);
+      m.setAdditionalProperty("spec", desired);
+      return m;
+    });
+    try {
+      return hook.handle((JsonNode) request);
+    } finally {
+      machines.withName(machine).edit(m -> {
+        m.setAdditionalProperty("spec", stored);
+        return m;
+      });
+    }
   }
 
   /** The run ID the hook wrote on Machine {@code namespace/machine} when it started a run; null before. */

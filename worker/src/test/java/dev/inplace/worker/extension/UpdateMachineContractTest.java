@@ -7,6 +7,7 @@ import static dev.inplace.worker.extension.CanUpdateContractTest.fixture;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -217,6 +218,7 @@ class UpdateMachineContractTest {
   void aK0sNodeReportingPlusK0sIsDoneAtTheReleasePlusK0sOne() throws Exception {
     String release = "v1.31.2+k0s.1";
     ((ObjectNode) request.path("desired").path("machine").path("spec")).put("version", release);
+    storedMachineSpec(Map.of("clusterName", "edge-1", "version", release));
     runs.runs.put(runId(), new NodeRuns.Run(NodeRuns.State.COMPLETED, "", true));
     nodes.kubelets.put("cp-0", "v1.31.2+k0s");
 
@@ -326,6 +328,45 @@ class UpdateMachineContractTest {
     JsonNode copy = request.deepCopy();
     ((ObjectNode) copy.path("desired").path("machine").path("metadata")).put("namespace", namespace);
     return copy;
+  }
+
+  @Test
+  void aRequestForAnotherVersionThanTheMachinesIsRefusedAndStartsNothing() throws Exception {
+    ((ObjectNode) request.at("/desired/machine/spec")).put("version", "v1.32.0+k3s1");
+    ObjectNode answer = hook.handle(request);
+
+    assertShape("update-machine-response-failed.json", answer);
+    assertEquals("desired.machine.spec.version v1.32.0+k3s1 is not Machine fleet/edge-1-cp-0's spec.version " + TARGET
+        + ": CAPI writes the desired spec to the Machine before it calls UpdateMachine", answer.get("message").asText());
+    assertEquals(0, runs.started.size());
+    assertNull(machineAnnotations() == null ? null : machineAnnotations().get(UpdateMachineHook.RUN_ANNOTATION));
+  }
+
+  @Test
+  void theDistributionComesFromTheMachinesBootstrapConfigNotFromTheRequest() throws Exception {
+    storedMachineSpec(Map.of("clusterName", "edge-1", "version", TARGET,
+        "bootstrap", Map.of("configRef", Map.of("apiGroup", "bootstrap.cluster.x-k8s.io", "kind", "KubeadmConfig",
+            "name", "edge-1-cp-0"))));
+    ObjectNode answer = hook.handle(request); // the request says KThreesConfig
+
+    assertShape("update-machine-response-failed.json", answer);
+    assertEquals("cannot upgrade node cp-0: InvalidRequest: desired.bootstrapConfig.kind KThreesConfig is not the kind"
+        + " of Machine fleet/edge-1-cp-0's bootstrap config (KubeadmConfig)", answer.get("message").asText());
+    assertEquals(0, runs.started.size());
+
+    storedMachineSpec(Map.of("clusterName", "edge-1", "version", TARGET,
+        "bootstrap", Map.of("configRef", Map.of("apiGroup", "bootstrap.cluster.x-k8s.io", "kind", "KThreesConfig",
+            "name", "edge-1-cp-0"))));
+    ((ObjectNode) request.path("desired")).remove("bootstrapConfig");
+    hook.handle(request);
+    assertEquals(Distribution.K3S, runs.started.get(0).distribution(), "the Machine's own kind, without one in the request");
+  }
+
+  private void storedMachineSpec(Map<String, Object> spec) {
+    client.genericKubernetesResources(CapiResources.MACHINE).inNamespace("fleet").withName("edge-1-cp-0").edit(m -> {
+      m.setAdditionalProperty("spec", spec);
+      return m;
+    });
   }
 
   @Test
