@@ -222,7 +222,9 @@ final class Reconciler {
 
   /**
    * A CR with the finalizer but no runs in its status may have been started just before a crash:
-   * if its run exists, record it (with the spec it was started with) instead of resolving again.
+   * if all its runs exist, record them (with the spec they were started with) instead of resolving
+   * again. When only some exist (the crash came between two pools' starts), none is adopted: begin()
+   * attaches to those there and starts the rest, so no pool is recorded as started without a run.
    */
   private boolean adopted(CustomResource<? extends UpgradeSpec<?>, UpgradeStatus> cr) {
     if (!cr.getMetadata().getFinalizers().contains(InplaceCrds.FINALIZER)) {
@@ -236,16 +238,17 @@ final class Reconciler {
       pools = w.getMachineDeployments();
     }
     List<RunRecord> runs = RunStarter.runsOf(cr, pools);
-    Optional<WorkflowExecutionDescription> first = observer.describe(runs.get(0).getWorkflowId());
-    if (first.isEmpty()) {
+    List<Optional<WorkflowExecutionDescription>> described =
+        runs.stream().map(run -> observer.describe(run.getWorkflowId())).toList();
+    if (described.stream().anyMatch(Optional::isEmpty)) {
       return false;
     }
+    Optional<WorkflowExecutionDescription> first = described.get(0);
     String hash = Objects.requireNonNullElse(memo(first.get(), RunStarter.MEMO_SPEC_HASH, String.class), SpecHash.of(cr.getSpec()));
     Long memoGeneration = memo(first.get(), RunStarter.MEMO_GENERATION, Long.class);
     long frozen = memoGeneration == null ? generation(cr) : memoGeneration;
-    for (RunRecord run : runs) {
-      Optional<WorkflowExecutionDescription> d = run == runs.get(0) ? first : observer.describe(run.getWorkflowId());
-      d.ifPresent(description -> run.setFromVersion(memo(description, RunStarter.MEMO_FROM_VERSION, String.class)));
+    for (int i = 0; i < runs.size(); i++) {
+      runs.get(i).setFromVersion(memo(described.get(i).get(), RunStarter.MEMO_FROM_VERSION, String.class));
     }
     log.info("{} {}/{}: found its run {} already started", cr.getKind(), cr.getMetadata().getNamespace(),
         cr.getMetadata().getName(), runs.get(0).getWorkflowId());

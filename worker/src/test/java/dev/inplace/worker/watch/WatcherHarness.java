@@ -54,6 +54,8 @@ final class WatcherHarness implements AutoCloseable {
   final WorkflowClient client;
   /** IDs of the workflows started, one entry per start that succeeded. */
   final List<String> starts = Collections.synchronizedList(new ArrayList<>());
+  /** Workflow IDs whose next start fails as an unreachable Temporal would fail it (once each). */
+  final java.util.Set<String> failNextStart = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final List<UpgradeWatcher> watchers = new ArrayList<>();
 
   WatcherHarness(KubernetesClient kube) {
@@ -173,13 +175,16 @@ final class WatcherHarness implements AutoCloseable {
     }
   }
 
-  /** Records each workflow start that succeeded. */
+  /** Records each workflow start that succeeded; fails those asked to fail first. */
   private final class StartRecorder extends WorkflowClientInterceptorBase {
     @Override
     public WorkflowClientCallsInterceptor workflowClientCallsInterceptor(WorkflowClientCallsInterceptor next) {
       return new WorkflowClientCallsInterceptorBase(next) {
         @Override
         public WorkflowStartOutput start(WorkflowStartInput input) {
+          if (failNextStart.remove(input.getWorkflowId())) {
+            throw new io.grpc.StatusRuntimeException(io.grpc.Status.UNAVAILABLE.withDescription("test: Temporal went away"));
+          }
           WorkflowStartOutput output = super.start(input);
           starts.add(input.getWorkflowId());
           return output;

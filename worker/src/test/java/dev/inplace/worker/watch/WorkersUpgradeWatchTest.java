@@ -89,6 +89,26 @@ class WorkersUpgradeWatchTest {
   }
 
   @Test
+  void aStartCutOffBetweenTwoPoolsStartsTheMissingPoolNextTimeInsteadOfRecordingIt() {
+    controlPlaneAtTarget();
+    WorkersUpgrade cr = h.create(TestEstate.workersUpgrade("workers", TestEstate.spec(new WorkersUpgradeSpec())
+        .setMachineDeployments(List.of("md-a", "md-b"))));
+    List<String> ids = List.of(runId(cr, "md-a"), runId(cr, "md-b"));
+    h.failNextStart.add(ids.get(1)); // md-a's run starts, then Temporal fails md-b's start
+    h.watcher(WatcherHarness.fast());
+
+    UpgradeStatus running = h.awaitStatus(cr, s -> s.getNodes() != null && s.getNodes().size() == 4);
+    assertEquals(ids, running.getWorkflowIds());
+    assertEquals(ids, h.starts, "md-b's run was started on the next reconcile, md-a's attached to");
+    assertEquals("md-b", h.request(ids.get(1), WorkersUpgradeRequest.class).machineDeployment());
+    for (String id : ids) {
+      h.signal(id, FakeRun.FINISH);
+      h.signal(id, FakeRun.FINISH);
+    }
+    assertEquals("4/4", h.awaitStatus(cr, s -> s.getPhase() == UpgradePhase.SUCCEEDED).getProgress());
+  }
+
+  @Test
   void itWaitsForTheControlPlaneUpgradeOfItsClusterThenStarts() {
     h.watcher(WatcherHarness.fast());
     var cp = h.create(TestEstate.controlPlaneUpgrade("cp", TestEstate.spec(new ControlPlaneUpgradeSpec())));
