@@ -115,6 +115,12 @@ public record ArtifactSourcePolicy(Set<String> allowedHosts, Path mirrorDir, lon
     if (uri.getHost() == null || uri.getRawUserInfo() != null) {
       return Optional.of("artifact " + artifact.name() + ": source URL must name a host and carry no user info");
     }
+    // A signed or token URL would be copied into the run's input, its history and the logs; the
+    // sha256 pins the bytes, so the URL needs no secret. The message does not repeat the query.
+    if (uri.getRawQuery() != null || uri.getRawFragment() != null) {
+      return Optional.of("artifact " + artifact.name() + ": source URL must carry no query string or fragment"
+          + " (credentials in a URL would reach the run's history and logs); serve it from a URL without them");
+    }
     String host = uri.getHost().toLowerCase(Locale.ROOT);
     if (!allowedHosts.isEmpty() && !allowedHosts.contains(host)) {
       return Optional.of("artifact " + artifact.name() + ": host " + host + " is not in the allowed artifact hosts "

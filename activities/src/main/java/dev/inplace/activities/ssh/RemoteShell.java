@@ -168,7 +168,7 @@ final class RemoteShell {
     }
     List<String> tail =
         lines.subList(Math.max(0, lines.size() - STDERR_LINES_IN_MESSAGE), lines.size());
-    return ": " + String.join(" | ", tail);
+    return ": " + CredentialRedaction.redact(String.join(" | ", tail));
   }
 
   private static Thread pump(InputStream in, OutputCapture capture, String name) {
