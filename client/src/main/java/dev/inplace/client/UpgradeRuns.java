@@ -18,29 +18,41 @@ import io.temporal.client.WorkflowOptions;
 public final class UpgradeRuns {
   private UpgradeRuns() {}
 
+  /**
+   * What a start did: the run's workflow ID, and whether this call started it (false: a run with that
+   * ID was already there, running or ended, and keeps the settings it was started with).
+   */
+  public record Launch(String workflowId, boolean started) {}
+
   public static ControlPlaneUpgradeWorkflow startControlPlane(
       WorkflowClient client, String taskQueue, ControlPlaneUpgradeRequest request) {
+    return client.newWorkflowStub(ControlPlaneUpgradeWorkflow.class, launchControlPlane(client, taskQueue, request).workflowId());
+  }
+
+  public static Launch launchControlPlane(WorkflowClient client, String taskQueue, ControlPlaneUpgradeRequest request) {
     String id = WorkflowIds.controlPlaneUpgrade(
         request.cluster().namespace(), request.cluster().name(), request.template().targetVersion());
     WorkflowOptions options = options(id, taskQueue,
         RunSearchAttributes.KIND_CONTROL_PLANE, request.cluster().toString(), request.template().targetVersion(),
         RunDescriptions.controlPlane(request, null));
-    StartOrAttach.start(client, ControlPlaneUpgradeWorkflow.class, options,
-        stub -> WorkflowClient.start(stub::upgrade, request));
-    return client.newWorkflowStub(ControlPlaneUpgradeWorkflow.class, id);
+    return new Launch(id, StartOrAttach.start(client, ControlPlaneUpgradeWorkflow.class, options,
+        stub -> WorkflowClient.start(stub::upgrade, request)));
   }
 
   public static WorkersUpgradeWorkflow startWorkers(
       WorkflowClient client, String taskQueue, WorkersUpgradeRequest request) {
+    return client.newWorkflowStub(WorkersUpgradeWorkflow.class, launchWorkers(client, taskQueue, request).workflowId());
+  }
+
+  public static Launch launchWorkers(WorkflowClient client, String taskQueue, WorkersUpgradeRequest request) {
     String id = WorkflowIds.workersUpgrade(
         request.cluster().namespace(), request.cluster().name(), request.machineDeployment(),
         request.template().targetVersion());
     WorkflowOptions options = options(id, taskQueue,
         RunSearchAttributes.KIND_WORKERS, request.cluster().toString(), request.template().targetVersion(),
         RunDescriptions.workers(request, null));
-    StartOrAttach.start(client, WorkersUpgradeWorkflow.class, options,
-        stub -> WorkflowClient.start(stub::upgrade, request));
-    return client.newWorkflowStub(WorkersUpgradeWorkflow.class, id);
+    return new Launch(id, StartOrAttach.start(client, WorkersUpgradeWorkflow.class, options,
+        stub -> WorkflowClient.start(stub::upgrade, request)));
   }
 
   private static WorkflowOptions options(

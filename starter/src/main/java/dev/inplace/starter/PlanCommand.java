@@ -71,7 +71,8 @@ final class PlanCommand implements Callable<Integer> {
           "--scope must be cluster, controlplane or workers, got '" + scope + "'");
     };
     NodeUpgradeTemplate template = options.template();
-    PlanRequest request = new PlanRequest(options.cluster, template, planScope, machineDeployments, maxUnavailable,
+    PlanRequest request = new PlanRequest(options.cluster, template, planScope, machineDeployments,
+        options.maxUnavailable(maxUnavailable),
         options.window(), !offline);
     UpgradePlan plan = run(context.client(), context.taskQueue, request);
     output.print(context.out, plan, p -> printTable(context.out, p));

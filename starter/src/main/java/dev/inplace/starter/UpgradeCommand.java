@@ -4,7 +4,6 @@ import dev.inplace.workflows.api.ControlPlaneUpgradeWorkflow.ControlPlaneUpgrade
 import dev.inplace.workflows.api.FailurePolicy;
 import dev.inplace.workflows.api.NodeUpgradeTemplate;
 import dev.inplace.workflows.api.WorkersUpgradeWorkflow.WorkersUpgradeRequest;
-import dev.inplace.workflows.api.WorkflowIds;
 import dev.inplace.client.UpgradeRuns;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -32,9 +31,7 @@ final class UpgradeCommand {
     public Integer call() {
       NodeUpgradeTemplate template = options.template();
       var request = new ControlPlaneUpgradeRequest(options.cluster, template, options.soak, options.window());
-      UpgradeRuns.startControlPlane(context.client(), context.taskQueue, request);
-      context.out.println("started " + WorkflowIds.controlPlaneUpgrade(
-          options.cluster.namespace(), options.cluster.name(), template.targetVersion()));
+      report(context, UpgradeRuns.launchControlPlane(context.client(), context.taskQueue, request));
       return CliErrors.OK;
     }
   }
@@ -74,12 +71,21 @@ final class UpgradeCommand {
             "--on-failure must be halt or continue, got '" + onFailure + "'");
       };
       NodeUpgradeTemplate template = options.template();
-      var request = new WorkersUpgradeRequest(options.cluster, machineDeployment, template, maxUnavailable, policy,
+      var request = new WorkersUpgradeRequest(options.cluster, machineDeployment, template,
+          options.maxUnavailable(maxUnavailable), policy,
           maxFailures, options.soak, options.window(), null);
-      UpgradeRuns.startWorkers(context.client(), context.taskQueue, request);
-      context.out.println("started " + WorkflowIds.workersUpgrade(
-          options.cluster.namespace(), options.cluster.name(), machineDeployment, template.targetVersion()));
+      report(context, UpgradeRuns.launchWorkers(context.client(), context.taskQueue, request));
       return CliErrors.OK;
+    }
+  }
+
+  /** A second start attaches: say so, since the options given now are not the run's. */
+  private static void report(CliContext context, UpgradeRuns.Launch launch) {
+    if (launch.started()) {
+      context.out.println("started " + launch.workflowId());
+    } else {
+      context.out.println("attached to " + launch.workflowId() + ": that run already exists (running or ended) and"
+          + " keeps the settings it was started with; the options given now were not applied");
     }
   }
 }

@@ -5,6 +5,7 @@ import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.DrainOptions;
 import dev.inplace.workflows.api.HostOs;
 import dev.inplace.workflows.api.MaintenanceWindow;
+import dev.inplace.workflows.api.MaxUnavailable;
 import dev.inplace.workflows.api.NodeUpgradeTemplate;
 import dev.inplace.workflows.api.PdbBlockedAction;
 import dev.inplace.workflows.api.ReleaseCatalogue;
@@ -121,6 +122,9 @@ final class UpgradeOptions {
     } catch (IllegalArgumentException e) {
       throw usage("--catalogue: " + e.getMessage());
     }
+    if (readyTimeout < 1) {
+      throw usage("--ready-timeout must be at least 1 second, got " + readyTimeout);
+    }
     SshSettings ssh;
     try {
       ssh = new SshSettings(sshUser, sshPort, sshKeySecret, knownHostsSecret, jumpHost);
@@ -143,6 +147,16 @@ final class UpgradeOptions {
           drain, readyTimeout, 0, arch);
     } catch (IllegalArgumentException e) {
       throw usage(e.getMessage());
+    }
+  }
+
+  /** A --max-unavailable value, checked by the rule the run applies: a usage error now, not a refused run. */
+  String maxUnavailable(String value) {
+    try {
+      MaxUnavailable.parse(value);
+      return value;
+    } catch (IllegalArgumentException e) {
+      throw usage("--" + e.getMessage().replaceFirst("^maxUnavailable", "max-unavailable"));
     }
   }
 

@@ -217,6 +217,55 @@ class InplaceCliTest {
     cli(env, worker, "abort", id);
   }
 
+  private Path k3sCatalogue() throws Exception {
+    return Files.writeString(dir.resolve("releases.json"), """
+        {"releases":[{"version":"v1.31.2+k3s1","distribution":"K3S","arch":"amd64","artifacts":[
+          {"name":"k3s","kind":"BINARY","source":"/srv/k3s","sha256":"%s","sizeBytes":10,
+           "installPath":"/usr/local/bin/k3s","mode":"0755"}]}]}""".formatted("ab".repeat(32)));
+  }
+
+  @Test
+  void aWindowOrReadyTimeoutTheRunWouldRefuseIsAUsageErrorAndStartsNothing(TestWorkflowEnvironment env, Worker worker)
+      throws Exception {
+    env.start();
+    Path catalogue = k3sCatalogue();
+    String[] common = {"upgrade", "workers", "--cluster=fleet/edge-3", "--machine-deployment=md", "--version=v1.31.2+k3s1",
+        "--catalogue=" + catalogue, "--ssh-user=u", "--ssh-key-secret=k", "--known-hosts-secret=h"};
+    for (String bad : new String[] {"--max-unavailable=0", "--max-unavailable=150%", "--max-unavailable=two"}) {
+      err.reset();
+      String[] args = java.util.stream.Stream.concat(java.util.Arrays.stream(common), java.util.stream.Stream.of(bad))
+          .toArray(String[]::new);
+      assertEquals(2, cli(env, worker, args), bad);
+      assertTrue(err.toString().contains("--max-unavailable must be a count of at least 1"), err.toString());
+    }
+    err.reset();
+    String[] args = java.util.stream.Stream.concat(java.util.Arrays.stream(common), java.util.stream.Stream.of("--ready-timeout=0"))
+        .toArray(String[]::new);
+    assertEquals(2, cli(env, worker, args));
+    assertTrue(err.toString().contains("--ready-timeout must be at least 1 second, got 0"), err.toString());
+    assertEquals(0, env.getWorkflowClient().getWorkflowServiceStubs().blockingStub().listOpenWorkflowExecutions(
+        io.temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsRequest.newBuilder()
+            .setNamespace(env.getNamespace()).build()).getExecutionsCount(), "nothing was started");
+  }
+
+  @Test
+  void aSecondStartSaysItAttachedAndThatItsOptionsWereNotApplied(TestWorkflowEnvironment env, Worker worker)
+      throws Exception {
+    env.start();
+    Path catalogue = k3sCatalogue();
+    String[] args = {"upgrade", "workers", "--cluster=fleet/edge-4", "--machine-deployment=md", "--version=v1.31.2+k3s1",
+        "--catalogue=" + catalogue, "--ssh-user=u", "--ssh-key-secret=k", "--known-hosts-secret=h", "--max-unavailable=2"};
+    String id = WorkflowIds.workersUpgrade("fleet", "edge-4", "md", "v1.31.2+k3s1");
+    assertEquals(0, cli(env, worker, args), err.toString());
+    assertTrue(out.toString().contains("started " + id), out.toString());
+    out.reset();
+    args[args.length - 1] = "--max-unavailable=3";
+    assertEquals(0, cli(env, worker, args), err.toString());
+    assertTrue(out.toString().contains("attached to " + id + ": that run already exists"), out.toString());
+    assertFalse(out.toString().contains("started " + id), out.toString());
+    cli(env, worker, "abort", id);
+  }
+
   @Test
   void aWindowWithOneEndNamesTheMissingFlag(TestWorkflowEnvironment env, Worker worker) throws Exception {
     env.start();

@@ -1,6 +1,7 @@
 package dev.inplace.workflows.impl;
 
 import dev.inplace.workflows.api.FailurePolicy;
+import dev.inplace.workflows.api.MaxUnavailable;
 
 /**
  * A worker pool's node-loop rules: the window from maxUnavailable (changeable by the operator), the

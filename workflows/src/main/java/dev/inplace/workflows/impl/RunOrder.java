@@ -2,6 +2,7 @@ package dev.inplace.workflows.impl;
 
 import dev.inplace.workflows.api.ClusterInventory;
 import dev.inplace.workflows.api.MachineInfo;
+import dev.inplace.workflows.api.MaxUnavailable;
 import dev.inplace.workflows.api.NodeRole;
 import dev.inplace.workflows.impl.NodePreflight.VersionMatch;
 import java.util.List;

@@ -11,6 +11,7 @@ import dev.inplace.workflows.api.HostActivities;
 import dev.inplace.workflows.api.HostActivities.ArtifactCheckRequest;
 import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.MachineInfo;
+import dev.inplace.workflows.api.MaxUnavailable;
 import dev.inplace.workflows.api.NodeActivities;
 import dev.inplace.workflows.api.NodeEnd;
 import dev.inplace.workflows.api.NodeActivities.BudgetReport;

@@ -1,4 +1,4 @@
-package dev.inplace.workflows.impl;
+package dev.inplace.workflows.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
