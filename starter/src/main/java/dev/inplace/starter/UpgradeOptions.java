@@ -125,6 +125,9 @@ final class UpgradeOptions {
     if (readyTimeout < 1) {
       throw usage("--ready-timeout must be at least 1 second, got " + readyTimeout);
     }
+    SshSettings.jumpHostProblem(jumpHost).ifPresent(problem -> {
+      throw usage("--" + problem.replaceFirst("^jump host", "jump-host"));
+    });
     SshSettings ssh;
     try {
       ssh = new SshSettings(sshUser, sshPort, sshKeySecret, knownHostsSecret, jumpHost);

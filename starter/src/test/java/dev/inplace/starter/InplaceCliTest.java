@@ -225,7 +225,7 @@ class InplaceCliTest {
   }
 
   @Test
-  void aWindowOrReadyTimeoutTheRunWouldRefuseIsAUsageErrorAndStartsNothing(TestWorkflowEnvironment env, Worker worker)
+  void aWindowReadyTimeoutOrJumpHostTheRunWouldRefuseIsAUsageErrorAndStartsNothing(TestWorkflowEnvironment env, Worker worker)
       throws Exception {
     env.start();
     Path catalogue = k3sCatalogue();
@@ -243,6 +243,11 @@ class InplaceCliTest {
         .toArray(String[]::new);
     assertEquals(2, cli(env, worker, args));
     assertTrue(err.toString().contains("--ready-timeout must be at least 1 second, got 0"), err.toString());
+    err.reset();
+    args = java.util.stream.Stream.concat(java.util.Arrays.stream(common), java.util.stream.Stream.of("--jump-host=bastion:99999"))
+        .toArray(String[]::new);
+    assertEquals(2, cli(env, worker, args));
+    assertTrue(err.toString().contains("--jump-host must be host[:port] with a port from 1 to 65535"), err.toString());
     assertEquals(0, env.getWorkflowClient().getWorkflowServiceStubs().blockingStub().listOpenWorkflowExecutions(
         io.temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsRequest.newBuilder()
             .setNamespace(env.getNamespace()).build()).getExecutionsCount(), "nothing was started");

@@ -313,21 +313,14 @@ public final class SshConnector {
   /** A bastion given as {@code host[:port]}. */
   record JumpHost(String host, int port) {
     static JumpHost parse(String text) {
+      java.util.Optional<String> problem = SshSettings.jumpHostProblem(text);
+      if (problem.isPresent()) {
+        throw UpgradeFailures.nonRetryable(UpgradeFailures.INVALID_REQUEST, problem.get());
+      }
       String value = text.trim();
       int colon = value.lastIndexOf(':');
-      if (colon < 0) {
-        return new JumpHost(value, DEFAULT_JUMP_PORT);
-      }
-      try {
-        int port = Integer.parseInt(value.substring(colon + 1));
-        if (port < 1 || port > 65535 || colon == 0) {
-          throw new NumberFormatException();
-        }
-        return new JumpHost(value.substring(0, colon), port);
-      } catch (NumberFormatException e) {
-        throw UpgradeFailures.nonRetryable(
-            UpgradeFailures.INVALID_REQUEST, "jump host must be host[:port], got '" + text + "'");
-      }
+      return colon < 0 ? new JumpHost(value, DEFAULT_JUMP_PORT)
+          : new JumpHost(value.substring(0, colon), Integer.parseInt(value.substring(colon + 1)));
     }
   }
 }

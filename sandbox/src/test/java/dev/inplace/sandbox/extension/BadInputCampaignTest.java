@@ -455,6 +455,9 @@ class BadInputCampaignTest {
     hookCase(cases, "UpdateMachine without a namespace", update,
         "{\"desired\":{\"machine\":{\"metadata\":{\"name\":\"m\"},\"spec\":{\"version\":\"" + TARGET + "\"}}}}",
         "desired.machine.metadata.namespace is required");
+    hookCase(cases, "UpdateMachine with a mistyped setting", update,
+        updateMachine(NS, "m", TARGET).replaceFirst("\\{", "{\"settings\":{\"readyTimeout\":\"900\"},"),
+        "Failure: setting 'readyTimeout' is not known");
     cases.add(new Case("hook", "the wrong method", () -> { }, () -> post(update, "", true, "GET"), "405 "));
     cases.add(new Case("hook", "a caller without a client certificate", () -> { },
         () -> post(update, updateMachine(NS, "m", TARGET), false, "POST"), "IOException"));
@@ -503,6 +506,8 @@ class BadInputCampaignTest {
     crCase(cases, "a version that is a command", s -> s.setVersion("v1.31.2;reboot"), null, "spec.version must be");
     crCase(cases, "no catalogue", s -> s.setReleaseCatalogue(null), null, "spec.releaseCatalogue.configMapName is required");
     crCase(cases, "no SSH settings", s -> s.setSsh(null), null, "spec.ssh is required");
+    crCase(cases, "a jump host port out of range", s -> s.getSsh().setJumpHost("bastion:99999"), null,
+        "spec.ssh: jump host must be host[:port] with a port from 1 to 65535, got 'bastion:99999'");
     crCase(cases, "a negative soak", s -> s.setSoakSeconds(-5L), null, "spec.soakSeconds must be >= 0");
     crCase(cases, "a zero ready timeout", s -> s.setReadyTimeoutSeconds(0L), null, "spec.readyTimeoutSeconds must be >= 1");
     crCase(cases, "a negative free-space floor", s -> s.setMinFreeBytes(-1L), null, "spec.minFreeBytes must be >= 0");

@@ -44,16 +44,28 @@ record HookSettings(Map<String, String> values) {
     values = Map.copyOf(values);
   }
 
-  /** The {@code settings} object of a request; absent means every default. */
+  /**
+   * The {@code settings} object of a request; absent means every default. A key that is not one of
+   * {@link #KEYS} (a typo such as {@code readyTimeout}) or a value that is not a string is refused,
+   * naming it, rather than leaving the default in place without a word.
+   */
   static HookSettings of(JsonNode request) {
     Map<String, String> values = new TreeMap<>();
     JsonNode settings = request.path("settings");
     if (settings.isObject()) {
       for (Iterator<Map.Entry<String, JsonNode>> it = settings.fields(); it.hasNext(); ) {
         Map.Entry<String, JsonNode> e = it.next();
-        if (e.getValue().isValueNode() && !e.getValue().isNull()) {
-          values.put(e.getKey(), e.getValue().asText());
+        if (!KEYS.contains(e.getKey())) {
+          throw new IllegalArgumentException("setting '" + e.getKey() + "' is not known (the ExtensionConfig's settings"
+              + " are " + String.join(", ", KEYS) + ")");
         }
+        if (e.getValue().isNull()) {
+          continue;
+        }
+        if (!e.getValue().isValueNode()) {
+          throw new IllegalArgumentException("setting " + e.getKey() + " must be a string");
+        }
+        values.put(e.getKey(), e.getValue().asText());
       }
     } else if (!settings.isMissingNode() && !settings.isNull()) {
       throw new IllegalArgumentException("settings must be an object of strings");

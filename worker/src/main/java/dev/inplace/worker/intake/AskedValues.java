@@ -61,6 +61,10 @@ record AskedValues(
   }
 
   private static SshSettings ssh(IntakeRequest.Ssh ssh, IntakeRequest.FieldNames field) throws IntakeRefusal {
+    java.util.Optional<String> jump = SshSettings.jumpHostProblem(ssh.jumpHost());
+    if (jump.isPresent()) {
+      throw IntakeRefusal.invalid(field.of("ssh") + ": " + jump.get());
+    }
     try {
       return new SshSettings(
           ssh.user() == null ? "root" : ssh.user(),

@@ -16,6 +16,7 @@ import dev.inplace.workflows.api.FailurePolicy;
 import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.MachineInfo;
 import dev.inplace.workflows.api.NodeRole;
+import dev.inplace.workflows.api.SshSettings;
 import dev.inplace.workflows.api.VersionSkew;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import dev.inplace.worker.intake.IntakeRefusal;
@@ -151,6 +152,10 @@ final class SpecResolver {
     }
     if (spec.getSsh() == null) {
       throw invalid("spec.ssh is required (privateKeySecret and knownHostsSecret)");
+    }
+    Optional<String> jumpHost = SshSettings.jumpHostProblem(spec.getSsh().getJumpHost());
+    if (jumpHost.isPresent()) {
+      throw invalid("spec.ssh: " + jumpHost.get()); // as the intake words it for the hook's setting
     }
     // The schema's minimums (@Min), refused before the Cluster is read; the intake checks the last two
     // again for the hook's settings.

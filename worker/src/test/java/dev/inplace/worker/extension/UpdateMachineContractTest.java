@@ -181,6 +181,21 @@ class UpdateMachineContractTest {
   }
 
   @Test
+  void aMistypedOrNonStringSettingIsAFailureNamingItAndStartsNothing() throws Exception {
+    // The server answers what the handler throws as a Failure with its message (HookServerTest).
+    ((ObjectNode) request.get("settings")).put("readyTimeout", "900");
+    IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class, () -> hook.handle(request));
+    assertTrue(unknown.getMessage().startsWith("setting 'readyTimeout' is not known (the ExtensionConfig's"
+        + " settings are sshUser, sshPort,"), unknown.getMessage());
+
+    ((ObjectNode) request.get("settings")).remove("readyTimeout");
+    ((ObjectNode) request.get("settings")).putObject("sshUser").put("name", "root");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> HookSettings.of(request));
+    assertEquals("setting sshUser must be a string", e.getMessage());
+    assertEquals(0, runs.started.size());
+  }
+
+  @Test
   void theSkipDrainSettingCordonsWithoutDrainingAndABadValueIsNamed() throws Exception {
     ((ObjectNode) request.get("settings")).put("skipDrain", "true");
     hook.handle(request);

@@ -27,4 +27,25 @@ public record SshSettings(
   public boolean needsSudo() {
     return !"root".equals(user);
   }
+
+  /**
+   * Why a jump host is not {@code host[:port]} (a host without spaces, a port from 1 to 65535), or
+   * empty when it is one or none is given. Every door checks it before a run starts; the connector
+   * applies the same rule when it dials. Not checked in the constructor: runs already recorded with
+   * such a value must still load.
+   */
+  public static java.util.Optional<String> jumpHostProblem(String jumpHost) {
+    if (jumpHost == null || jumpHost.isBlank()) {
+      return java.util.Optional.empty();
+    }
+    String value = jumpHost.trim();
+    int colon = value.lastIndexOf(':');
+    String host = colon < 0 ? value : value.substring(0, colon);
+    boolean portOk = colon < 0 || value.substring(colon + 1).matches("[0-9]{1,5}")
+        && Integer.parseInt(value.substring(colon + 1)) >= 1 && Integer.parseInt(value.substring(colon + 1)) <= 65535;
+    if (host.isEmpty() || host.chars().anyMatch(Character::isWhitespace) || !portOk) {
+      return java.util.Optional.of("jump host must be host[:port] with a port from 1 to 65535, got '" + jumpHost + "'");
+    }
+    return java.util.Optional.empty();
+  }
 }
