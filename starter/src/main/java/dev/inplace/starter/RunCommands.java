@@ -24,12 +24,12 @@ final class RunCommands {
 
   @Command(name = "status", description = {
       "Print a run's progress: phase, counts, every node's phase, step and message.",
-      "For a node-upgrade/... ID: each step of that node."})
+      "For a node-upgrade/... or node-upgrade-hook/... ID: each step of that node."})
   static final class Status implements Callable<Integer> {
     private final CliContext context;
     @picocli.CommandLine.Mixin OutputOption format;
 
-    @Parameters(index = "0", paramLabel = "ID", description = "A cp-upgrade/, workers-upgrade/ or node-upgrade/ workflow ID.")
+    @Parameters(index = "0", paramLabel = "ID", description = "A cp-upgrade/, workers-upgrade/, node-upgrade/ or node-upgrade-hook/ workflow ID.")
     String id;
 
     Status(CliContext context) {
@@ -52,7 +52,7 @@ final class RunCommands {
     private final CliContext context;
     @picocli.CommandLine.Mixin OutputOption format;
 
-    @Parameters(index = "0", paramLabel = "ID", description = "A cp-upgrade/, workers-upgrade/ or node-upgrade/ workflow ID.")
+    @Parameters(index = "0", paramLabel = "ID", description = "A cp-upgrade/, workers-upgrade/, node-upgrade/ or node-upgrade-hook/ workflow ID.")
     String id;
 
     Watch(CliContext context) {

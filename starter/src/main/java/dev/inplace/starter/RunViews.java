@@ -32,12 +32,21 @@ final class RunViews {
     throw new CliException("'" + id + "' is not a cp-upgrade/ or workers-upgrade/ workflow ID");
   }
 
-  /** {@code id} if it names a parent or a node run (they have a progress); a usage error otherwise. */
+  /**
+   * {@code id} if it names a parent or a node run (they have a progress): a node run from a parent
+   * or the custom resources ({@code node-upgrade/}) or from the CAPI hook ({@code node-upgrade-hook/},
+   * the ID {@code describe cluster} shows for such a Machine); a usage error otherwise.
+   */
   static String runId(String id) {
-    if (id.startsWith("node-upgrade/") || id.startsWith("cp-upgrade/") || id.startsWith("workers-upgrade/")) {
+    if (isNodeRun(id) || id.startsWith("cp-upgrade/") || id.startsWith("workers-upgrade/")) {
       return id;
     }
-    throw new CliException("'" + id + "' is not a cp-upgrade/, workers-upgrade/ or node-upgrade/ workflow ID");
+    throw new CliException("'" + id + "' is not a cp-upgrade/, workers-upgrade/, node-upgrade/ or node-upgrade-hook/"
+        + " workflow ID");
+  }
+
+  private static boolean isNodeRun(String id) {
+    return id.startsWith("node-upgrade/") || id.startsWith("node-upgrade-hook/");
   }
 
   /**
@@ -83,7 +92,7 @@ final class RunViews {
 
   /** A parent run's {@link UpgradeProgress} or a node run's {@link NodeProgress}. */
   static Object progress(WorkflowClient client, String id) {
-    if (runId(id).startsWith("node-upgrade/")) {
+    if (isNodeRun(runId(id))) {
       return WorkflowStub.fromTyped(client.newWorkflowStub(NodeUpgradeWorkflow.class, id)).query("progress", NodeProgress.class);
     }
     return controls(client, id).progress();

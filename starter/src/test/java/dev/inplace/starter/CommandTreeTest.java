@@ -84,7 +84,7 @@ class CommandTreeTest {
     // Nothing listens on port 1: had the CLI connected first, these would exit 3.
     Map<String, String> unreachable = Map.of("TEMPORAL_ADDRESS", "127.0.0.1:1");
     assertEquals(2, run(unreachable, "status", "edge-1"));
-    assertTrue(err.toString().contains("'edge-1' is not a cp-upgrade/, workers-upgrade/ or node-upgrade/ workflow ID"),
+    assertTrue(err.toString().contains("'edge-1' is not a cp-upgrade/, workers-upgrade/, node-upgrade/ or node-upgrade-hook/ workflow ID"),
         err.toString());
     assertTrue(err.toString().contains("Usage: inplace status"), err.toString());
     assertEquals(2, run(unreachable, "watch", "edge-1"));

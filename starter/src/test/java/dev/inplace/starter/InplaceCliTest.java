@@ -45,7 +45,7 @@ class InplaceCliTest {
   @RegisterExtension
   static final TestWorkflowExtension testWorkflow =
       TestWorkflowExtension.newBuilder()
-          .registerWorkflowImplementationTypes(RecordingWorkers.class, RecordingControlPlane.class)
+          .registerWorkflowImplementationTypes(RecordingWorkers.class, RecordingControlPlane.class, WaitingNode.class)
           .registerSearchAttribute("InplaceCluster", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
           .registerSearchAttribute("InplaceKind", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
           .registerSearchAttribute("InplaceTargetVersion", IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
@@ -107,6 +107,39 @@ class InplaceCliTest {
       requests.add(request);
       return new ControlPlaneUpgradeResult(request.cluster(), request.template().targetVersion(), "", 0, 0, 0, false, List.of());
     }
+  }
+
+  /** A stand-in NodeUpgrade that waits at its drain until terminated. */
+  public static class WaitingNode implements dev.inplace.workflows.api.NodeUpgradeWorkflow {
+    @Override
+    public dev.inplace.workflows.api.NodeUpgradeResult upgrade(
+        dev.inplace.workflows.api.NodeUpgradeRequest request) {
+      Workflow.await(() -> false);
+      return null;
+    }
+
+    @Override
+    public dev.inplace.workflows.api.NodeProgress progress() {
+      return new dev.inplace.workflows.api.NodeProgress("edge-1-md-0-x", "worker-x",
+          dev.inplace.workflows.api.NodePhase.UPGRADING, dev.inplace.workflows.api.UpgradeStep.DRAIN, List.of(),
+          "draining worker-x");
+    }
+
+    @Override
+    public void permit() {}
+  }
+
+  @Test
+  void statusShowsANodeRunTheCapiHookStarted(TestWorkflowEnvironment env, Worker worker) {
+    env.start();
+    String id = WorkflowIds.nodeUpgradeForHook("fleet", "edge-1-md-0-x", "0123456789abcdef");
+    var stub = env.getWorkflowClient().newWorkflowStub(dev.inplace.workflows.api.NodeUpgradeWorkflow.class,
+        WorkflowOptions.newBuilder().setWorkflowId(id).setTaskQueue(worker.getTaskQueue()).build());
+    WorkflowClient.start(stub::upgrade, (dev.inplace.workflows.api.NodeUpgradeRequest) null);
+
+    assertEquals(0, cli(env, worker, "status", id), err.toString());
+    assertTrue(out.toString().contains("worker-x (edge-1-md-0-x): UPGRADING at drain"), out.toString());
+    env.getWorkflowClient().newUntypedWorkflowStub(id).terminate("test over");
   }
 
   private int cli(TestWorkflowEnvironment env, Worker worker, String... args) {
