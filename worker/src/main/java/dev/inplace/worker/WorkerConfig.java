@@ -19,6 +19,8 @@ import java.util.stream.Stream;
  * @param kubeconfig kubeconfig of the management cluster; empty means in-cluster or ~/.kube/config
  * @param httpBindAddress address of the /metrics, /healthz and /readyz server
  * @param httpPort its port
+ * @param metricsAuthentication whether /metrics asks the management API server who the caller is
+ *     (TokenReview and SubjectAccessReview); off only with {@code INPLACE_METRICS_AUTH=none}
  */
 public record WorkerConfig(
     TemporalSettings temporal,
@@ -26,7 +28,8 @@ public record WorkerConfig(
     Path artifactCache,
     Optional<Path> kubeconfig,
     String httpBindAddress,
-    int httpPort) {
+    int httpPort,
+    boolean metricsAuthentication) {
 
   /** The frontend address variable (read by {@link TemporalSettings}); named in usage and errors. */
   public static final String TEMPORAL_ADDRESS = TemporalSettings.ADDRESS;
@@ -36,10 +39,12 @@ public record WorkerConfig(
   public static final String KUBECONFIG = "KUBECONFIG";
   public static final String HTTP_BIND_ADDRESS = "INPLACE_HTTP_BIND_ADDRESS";
   public static final String HTTP_PORT = "INPLACE_HTTP_PORT";
+  public static final String METRICS_AUTH = "INPLACE_METRICS_AUTH";
 
   /** Every key this record reads; docs/configuration.md must list each (a test checks). */
   public static final List<String> KEYS =
-      Stream.concat(TemporalSettings.KEYS.stream(), Stream.of(TASK_QUEUE, ARTIFACT_CACHE, KUBECONFIG, HTTP_BIND_ADDRESS, HTTP_PORT)).toList();
+      Stream.concat(TemporalSettings.KEYS.stream(), Stream.of(TASK_QUEUE, ARTIFACT_CACHE, KUBECONFIG, HTTP_BIND_ADDRESS, HTTP_PORT,
+          METRICS_AUTH)).toList();
 
   /** Reads and validates the configuration; collects every problem into one message. */
   public static WorkerConfig fromEnvironment(Map<String, String> env, Consumer<String> warnings) {
@@ -74,10 +79,14 @@ public record WorkerConfig(
         problems.add(HTTP_PORT + " must be a port (0-65535), got '" + port.get() + "'");
       }
     }
+    String metricsAuth = nonBlank(env, METRICS_AUTH).orElse("kubernetes");
+    if (!metricsAuth.equals("kubernetes") && !metricsAuth.equals("none")) {
+      problems.add(METRICS_AUTH + " must be kubernetes or none, got '" + metricsAuth + "'");
+    }
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException("invalid worker configuration: " + String.join("; ", problems));
     }
-    return new WorkerConfig(temporal, taskQueue, cache, kubeconfig, httpBind, httpPort);
+    return new WorkerConfig(temporal, taskQueue, cache, kubeconfig, httpBind, httpPort, metricsAuth.equals("kubernetes"));
   }
 
   private static Optional<String> nonBlank(Map<String, String> env, String key) {
@@ -90,6 +99,6 @@ public record WorkerConfig(
     // TemporalSettings never prints the API key.
     return "WorkerConfig[temporal: " + temporal + ", taskQueue=" + taskQueue
         + ", artifactCache=" + artifactCache + ", kubeconfig=" + kubeconfig.map(Path::toString).orElse("(default)")
-        + ", http=" + httpBindAddress + ":" + httpPort + "]";
+        + ", http=" + httpBindAddress + ":" + httpPort + ", metricsAuthentication=" + metricsAuthentication + "]";
   }
 }

@@ -4,6 +4,8 @@ import dev.inplace.client.TemporalConnection;
 import dev.inplace.activities.artifacts.ArtifactSourcePolicy;
 import dev.inplace.worker.intake.ArtifactSettings;
 import dev.inplace.worker.extension.CapiExtension;
+import dev.inplace.worker.observe.KubernetesMetricsAccess;
+import dev.inplace.worker.observe.MetricsAccess;
 import dev.inplace.worker.observe.ObservabilityServer;
 import dev.inplace.worker.observe.Readiness;
 import dev.inplace.worker.observe.RunMetricsInterceptor;
@@ -70,8 +72,11 @@ public final class WorkerMain {
     // The JDK server's limits are process-wide and fixed by the first server created: the extension's
     // read timeout must be in place before /metrics starts, or the hooks would serve without it.
     extensionOptions.ifPresent(HookServer::installRequestLimits);
+    // /metrics asks the management API server who the caller is (503 until its client is built below).
+    MetricsAccess metricsAccess =
+        config.metricsAuthentication() ? new KubernetesMetricsAccess(managementRef::get) : MetricsAccess.open();
     ObservabilityServer http =
-        ObservabilityServer.start(config.httpBindAddress(), config.httpPort(), metrics::scrape, readiness);
+        ObservabilityServer.start(config.httpBindAddress(), config.httpPort(), metrics::scrape, readiness, metricsAccess);
     TemporalConnection temporal;
     try {
       temporal = TemporalConnection.connect(config.temporal(), metrics.scope());

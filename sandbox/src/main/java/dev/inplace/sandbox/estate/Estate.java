@@ -62,7 +62,7 @@ public final class Estate implements EstateView, AutoCloseable {
    * The worker's identity on the management API server (its ServiceAccount in a real cluster):
    * requests made with it are what deploy/'s RBAC must grant.
    */
-  public static final String WORKER_TOKEN = "inplace-worker";
+  public static final String WORKER_TOKEN = SandboxApiServer.WORKER_TOKEN;
 
   /** A node of the estate: its Machine, role, SSH address and pool (empty for control planes). */
   public record EstateNode(String name, String machine, NodeRole role, String address, String pool) {}

@@ -106,6 +106,10 @@ public final class SandboxApiServer implements Closeable {
 
   /** The token of {@link #client()} and of {@link #kubeconfig()}: the estate's own administrator. */
   public static final String ADMIN_TOKEN = "sandbox-token";
+  /** The worker's service account token (the estate's worker client). */
+  public static final String WORKER_TOKEN = "inplace-worker";
+  /** A Prometheus service account's token, bound to {@code inplace-metrics-reader} (TokenReview knows it). */
+  public static final String METRICS_READER_TOKEN = "sandbox-prometheus";
 
   /** A kubeconfig for this server, as CAPI stores it in {@code <cluster>-kubeconfig}. */
   public String kubeconfig() {

@@ -44,6 +44,8 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
   private static final Pattern EVICTION =
       Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/?]+)/eviction/?(\\?.*)?");
   private static final Pattern READYZ = Pattern.compile("/readyz/?(\\?.*)?");
+  private static final String TOKEN_REVIEWS = "/apis/authentication.k8s.io/v1/tokenreviews";
+  private static final String ACCESS_REVIEWS = "/apis/authorization.k8s.io/v1/subjectaccessreviews";
   /** What a kube-apiserver prints for a failed {@code /readyz} (the checks abridged). */
   static final String NOT_READY_BODY =
       "[+]ping ok\n[+]log ok\n[-]etcd failed: reason withheld\n[+]informer-sync ok\n"
@@ -91,6 +93,15 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
     }
     if (request.method() == HttpMethod.GET && READYZ.matcher(path).matches()) {
       return readyz();
+    }
+    if (request.method() == HttpMethod.POST && (path.startsWith(TOKEN_REVIEWS) || path.startsWith(ACCESS_REVIEWS))) {
+      try {
+        String body = request.getUtf8Body();
+        return new MockResponse().setResponseCode(201).setBody(path.startsWith(TOKEN_REVIEWS)
+            ? AccessReviews.tokenReview(body) : AccessReviews.subjectAccessReview(body));
+      } catch (java.io.IOException | RuntimeException e) {
+        return status(badRequest("cannot read the review: " + e.getMessage()));
+      }
     }
     if (request.method() == HttpMethod.GET) {
       FieldSelectedPath selected;

@@ -11,6 +11,9 @@ import dev.inplace.sandbox.estate.Estate;
 import dev.inplace.sandbox.kube.ApiRequest;
 import dev.inplace.sandbox.kube.SandboxApiServer;
 import dev.inplace.worker.crd.InplaceCrds;
+import dev.inplace.worker.observe.KubernetesMetricsAccess;
+import dev.inplace.worker.observe.ObservabilityServer;
+import dev.inplace.worker.observe.Readiness;
 import dev.inplace.worker.watch.UpgradeWatcher;
 import dev.inplace.worker.watch.WatcherOptions;
 import dev.inplace.worker.watch.WatcherOptions.LeaderElection;
@@ -68,7 +71,27 @@ class RbacCoverageIT {
     scenario("k3s, a node fails and is rolled back, skipped", "--fail", "worker-1:verify", "--on-failure", "skip",
         "--ready-timeout", "5");
     twoReplicasCompeteForTheWatcherLease();
+    prometheusScrapesTheMetrics();
   }
+
+  /** /metrics as deployed: the worker asks the API server who the scraper is and whether it may read them. */
+  private void prometheusScrapesTheMetrics() throws Exception {
+    try (SandboxApiServer api = SandboxApiServer.start();
+        KubernetesClient worker = api.newClient(Estate.WORKER_TOKEN);
+        ObservabilityServer server = ObservabilityServer.start("127.0.0.1", 0, () -> "inplace_up 1\n", new Readiness(),
+            new KubernetesMetricsAccess(() -> worker))) {
+      java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+      for (String token : List.of(SandboxApiServer.METRICS_READER_TOKEN, Estate.WORKER_TOKEN)) {
+        java.net.http.HttpResponse<String> scrape = http.send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://127.0.0.1:" + server.port() + "/metrics"))
+            .header("Authorization", "Bearer " + token).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(token.equals(Estate.WORKER_TOKEN) ? 403 : 200, scrape.statusCode(), scrape.body());
+      }
+      record(METRICS, new HashSet<>(api.requestsBy(Estate.WORKER_TOKEN)));
+    }
+  }
+
+  private static final String METRICS = "Prometheus scrapes /metrics";
 
   /**
    * Leader election as deployed (deploy/ runs it on): replica a takes the Lease and renews it, b reads

@@ -10,6 +10,7 @@ import dev.inplace.sandbox.demo.DemoRun;
 import dev.inplace.sandbox.demo.DemoSummary;
 import dev.inplace.sandbox.estate.Estate;
 import dev.inplace.worker.InplaceWorker;
+import dev.inplace.worker.observe.MetricsAccess;
 import dev.inplace.worker.observe.ObservabilityServer;
 import dev.inplace.worker.observe.Readiness;
 import dev.inplace.worker.observe.RunMetricsInterceptor;
@@ -56,7 +57,8 @@ class ObservabilityIT {
       AtomicReference<InplaceWorker> workerRef = new AtomicReference<>();
       Readiness readiness = Readiness.ofWorker(temporalRef::get, estate::management,
           () -> workerRef.get() == null ? null : workerRef.get()::isPolling);
-      try (ObservabilityServer server = ObservabilityServer.start("127.0.0.1", 0, metrics::scrape, readiness)) {
+      try (ObservabilityServer server = ObservabilityServer.start("127.0.0.1", 0, metrics::scrape, readiness,
+          MetricsAccess.open())) {
         int port = server.port();
         HttpResponse<String> starting = get(port, "/readyz");
         assertEquals(503, starting.statusCode());

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The worker's plain-HTTP endpoints for Kubernetes and Prometheus: {@code /healthz} (200 while the
  * process lives), {@code /readyz} (200 when every {@link Readiness} check passes, else 503 naming
- * each problem) and {@code /metrics} (Prometheus text format). Nothing secret is served.
+ * each problem) and {@code /metrics} (Prometheus text format) to the callers {@link MetricsAccess}
+ * admits. Nothing secret is served; the probes stay open to the kubelet.
  */
 public final class ObservabilityServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ObservabilityServer.class);
@@ -32,7 +33,8 @@ public final class ObservabilityServer implements AutoCloseable {
   }
 
   /** Starts serving on {@code bindAddress:port} (port 0: any free port). */
-  public static ObservabilityServer start(String bindAddress, int port, Supplier<String> metrics, Readiness readiness) {
+  public static ObservabilityServer start(
+      String bindAddress, int port, Supplier<String> metrics, Readiness readiness, MetricsAccess access) {
     HttpServer server;
     try {
       server = HttpServer.create(new InetSocketAddress(bindAddress, port), 16);
@@ -48,7 +50,21 @@ public final class ObservabilityServer implements AutoCloseable {
         answer(exchange, 503, "text/plain; charset=utf-8", String.join("\n", problems) + "\n");
       }
     });
-    server.createContext("/metrics", exchange -> answer(exchange, 200, PROMETHEUS_TEXT, metrics.get()));
+    server.createContext("/metrics", exchange -> {
+      MetricsAccess.Decision decision = access.decide(exchange.getRequestHeaders().getFirst("Authorization"));
+      if (decision == MetricsAccess.Decision.ALLOWED) {
+        answer(exchange, 200, PROMETHEUS_TEXT, metrics.get());
+      } else {
+        if (decision == MetricsAccess.Decision.UNAUTHENTICATED) {
+          exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer");
+        }
+        answer(exchange, decision.status, "text/plain; charset=utf-8", switch (decision) {
+          case UNAUTHENTICATED -> "a bearer token the API server accepts is required\n";
+          case FORBIDDEN -> "not allowed: get /metrics (ClusterRole inplace-metrics-reader)\n";
+          default -> "cannot check the caller yet\n";
+        });
+      }
+    });
     ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
       Thread t = new Thread(r, "inplace-http");
       t.setDaemon(true);

@@ -24,7 +24,7 @@ class ObservabilityServerTest {
     Readiness readiness = new Readiness()
         .add("temporal", () -> "Temporal frontend not reachable (UNAVAILABLE)")
         .add("worker", Readiness.polling(polling::get));
-    try (ObservabilityServer server = ObservabilityServer.start("127.0.0.1", 0, () -> "m 1\n", readiness)) {
+    try (ObservabilityServer server = ObservabilityServer.start("127.0.0.1", 0, () -> "m 1\n", readiness, MetricsAccess.open())) {
       HttpResponse<String> notReady = get(server, "/readyz");
       assertEquals(503, notReady.statusCode());
       assertTrue(notReady.body().contains("temporal: Temporal frontend not reachable (UNAVAILABLE)"), notReady.body());
@@ -41,7 +41,7 @@ class ObservabilityServerTest {
   @Test
   void readyzIs200WhenEveryCheckPasses() throws Exception {
     Readiness readiness = new Readiness().add("worker", Readiness.polling(() -> true));
-    try (ObservabilityServer server = ObservabilityServer.start("127.0.0.1", 0, () -> "", readiness)) {
+    try (ObservabilityServer server = ObservabilityServer.start("127.0.0.1", 0, () -> "", readiness, MetricsAccess.open())) {
       assertEquals(200, get(server, "/readyz").statusCode());
     }
   }
