@@ -257,30 +257,30 @@ class InplaceCliTest {
            "installPath":"/usr/local/bin/k3s","mode":"0755"}]}]}""".formatted("ab".repeat(32)));
   }
 
+  /** {@code upgrade workers} of pool md in cluster fleet/NAME with the k3s catalogue, then {@code extra}. */
+  private String[] workersUpgrade(String cluster, String... extra) throws Exception {
+    List<String> args = new ArrayList<>(List.of("upgrade", "workers", "--cluster=fleet/" + cluster,
+        "--machine-deployment=md", "--version=v1.31.2+k3s1", "--catalogue=" + k3sCatalogue(), "--ssh-user=u",
+        "--ssh-key-secret=k", "--known-hosts-secret=h"));
+    args.addAll(List.of(extra));
+    return args.toArray(String[]::new);
+  }
+
   @Test
   void aWindowReadyTimeoutOrJumpHostTheRunWouldRefuseIsAUsageErrorAndStartsNothing(TestWorkflowEnvironment env, Worker worker)
       throws Exception {
     env.start();
-    Path catalogue = k3sCatalogue();
-    String[] common = {"upgrade", "workers", "--cluster=fleet/edge-3", "--machine-deployment=md", "--version=v1.31.2+k3s1",
-        "--catalogue=" + catalogue, "--ssh-user=u", "--ssh-key-secret=k", "--known-hosts-secret=h"};
-    for (String bad : new String[] {"--max-unavailable=0", "--max-unavailable=150%", "--max-unavailable=two"}) {
-      err.reset();
-      String[] args = java.util.stream.Stream.concat(java.util.Arrays.stream(common), java.util.stream.Stream.of(bad))
-          .toArray(String[]::new);
-      assertEquals(2, cli(env, worker, args), bad);
-      assertTrue(err.toString().contains("--max-unavailable must be a count of at least 1"), err.toString());
+    Map<String, String> refusals = new java.util.LinkedHashMap<>();
+    for (String window : List.of("0", "150%", "two")) {
+      refusals.put("--max-unavailable=" + window, "--max-unavailable must be a count of at least 1");
     }
-    err.reset();
-    String[] args = java.util.stream.Stream.concat(java.util.Arrays.stream(common), java.util.stream.Stream.of("--ready-timeout=0"))
-        .toArray(String[]::new);
-    assertEquals(2, cli(env, worker, args));
-    assertTrue(err.toString().contains("--ready-timeout must be at least 1 second, got 0"), err.toString());
-    err.reset();
-    args = java.util.stream.Stream.concat(java.util.Arrays.stream(common), java.util.stream.Stream.of("--jump-host=bastion:99999"))
-        .toArray(String[]::new);
-    assertEquals(2, cli(env, worker, args));
-    assertTrue(err.toString().contains("--jump-host must be host[:port] with a port from 1 to 65535"), err.toString());
+    refusals.put("--ready-timeout=0", "--ready-timeout must be at least 1 second, got 0");
+    refusals.put("--jump-host=bastion:99999", "--jump-host must be host[:port] with a port from 1 to 65535");
+    for (var refusal : refusals.entrySet()) {
+      err.reset();
+      assertEquals(2, cli(env, worker, workersUpgrade("edge-3", refusal.getKey())), refusal.getKey());
+      assertTrue(err.toString().contains(refusal.getValue()), err.toString());
+    }
     assertEquals(0, env.getWorkflowClient().getWorkflowServiceStubs().blockingStub().listOpenWorkflowExecutions(
         io.temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsRequest.newBuilder()
             .setNamespace(env.getNamespace()).build()).getExecutionsCount(), "nothing was started");
@@ -290,9 +290,7 @@ class InplaceCliTest {
   void aSecondStartSaysItAttachedAndThatItsOptionsWereNotApplied(TestWorkflowEnvironment env, Worker worker)
       throws Exception {
     env.start();
-    Path catalogue = k3sCatalogue();
-    String[] args = {"upgrade", "workers", "--cluster=fleet/edge-4", "--machine-deployment=md", "--version=v1.31.2+k3s1",
-        "--catalogue=" + catalogue, "--ssh-user=u", "--ssh-key-secret=k", "--known-hosts-secret=h", "--max-unavailable=2"};
+    String[] args = workersUpgrade("edge-4", "--max-unavailable=2");
     String id = WorkflowIds.workersUpgrade("fleet", "edge-4", "md", "v1.31.2+k3s1");
     assertEquals(0, cli(env, worker, args), err.toString());
     assertTrue(out.toString().contains("started " + id), out.toString());

@@ -16,6 +16,14 @@ import org.junit.jupiter.api.io.TempDir;
 class ExtensionOptionsTest {
   @TempDir Path dir;
 
+  /** The extension on, with the test certificate and key and nothing else (a mutable map). */
+  private static Map<String, String> enabled(TestCertificates certs) {
+    return new java.util.HashMap<>(Map.of(
+        "INPLACE_EXTENSION", "true",
+        "INPLACE_EXTENSION_TLS_CERT", certs.serverCert.toString(),
+        "INPLACE_EXTENSION_TLS_KEY", certs.serverKey.toString()));
+  }
+
   @Test
   void offUnlessEnabled() {
     assertTrue(ExtensionOptions.fromEnvironment(Map.of()).isEmpty());
@@ -42,12 +50,9 @@ class ExtensionOptionsTest {
   @Test
   void theCallersNamesAreAListOfWordsAndABadOneIsNamed() throws Exception {
     TestCertificates certs = TestCertificates.create(dir);
-    Map<String, String> env = new java.util.HashMap<>(Map.of(
-        "INPLACE_EXTENSION", "true",
-        "INPLACE_EXTENSION_TLS_CERT", certs.serverCert.toString(),
-        "INPLACE_EXTENSION_TLS_KEY", certs.serverKey.toString(),
-        "INPLACE_EXTENSION_CLIENT_CA", certs.caCert.toString(),
-        "INPLACE_EXTENSION_CLIENT_NAMES", " capi-controller-manager, capi-k3s-control-plane-controller-manager ,"));
+    Map<String, String> env = enabled(certs);
+    env.put("INPLACE_EXTENSION_CLIENT_CA", certs.caCert.toString());
+    env.put("INPLACE_EXTENSION_CLIENT_NAMES", " capi-controller-manager, capi-k3s-control-plane-controller-manager ,");
     assertEquals(java.util.List.of("capi-controller-manager", "capi-k3s-control-plane-controller-manager"),
         ExtensionOptions.fromEnvironment(env).orElseThrow().clientNames());
     env.put("INPLACE_EXTENSION_CLIENT_NAMES", "capi-controller-manager, two words");
@@ -59,10 +64,7 @@ class ExtensionOptionsTest {
   @Test
   void withoutAClientCaTheExtensionRefusesToStartUnlessExplicitlyAllowed() throws Exception {
     TestCertificates certs = TestCertificates.create(dir);
-    Map<String, String> env = new java.util.HashMap<>(Map.of(
-        "INPLACE_EXTENSION", "true",
-        "INPLACE_EXTENSION_TLS_CERT", certs.serverCert.toString(),
-        "INPLACE_EXTENSION_TLS_KEY", certs.serverKey.toString()));
+    Map<String, String> env = enabled(certs);
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ExtensionOptions.fromEnvironment(env));
     assertTrue(e.getMessage().contains("INPLACE_EXTENSION_CLIENT_CA is required"), e.getMessage());
     env.put("INPLACE_EXTENSION_ALLOW_UNAUTHENTICATED", "yes");
