@@ -15,6 +15,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -75,6 +76,29 @@ class MetricsAccessTest {
 
     assertEquals(200, get("/healthz", null).statusCode());
     assertEquals(200, get("/readyz", null).statusCode());
+  }
+
+  @Test
+  void scrapesWaitingOnAnApiServerThatDoesNotAnswerHoldNeitherTheProbesNorThemselvesForLong() throws Exception {
+    try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+        KubernetesClient mute = new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(
+            new io.fabric8.kubernetes.client.ConfigBuilder().withMasterUrl("http://127.0.0.1:" + silent.getLocalPort())
+                .withOauthToken("t").build()).build()) {
+      management.set(mute); // accepts connections (the backlog) and never answers
+      List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> scrapes = new java.util.ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        scrapes.add(http.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/metrics"))
+            .header("Authorization", "Bearer token-" + i).build(), HttpResponse.BodyHandlers.ofString()));
+      }
+      assertEquals(200, get("/healthz", null).statusCode());
+      assertEquals(200, get("/readyz", null).statusCode());
+      assertTrue(scrapes.stream().noneMatch(java.util.concurrent.CompletableFuture::isDone),
+          "the probes answered while every scrape still waited on the API server");
+      for (var scrape : scrapes) {
+        HttpResponse<String> answer = scrape.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(503, answer.statusCode(), answer.body());
+      }
+    }
   }
 
   @Test

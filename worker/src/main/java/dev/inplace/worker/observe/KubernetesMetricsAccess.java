@@ -5,7 +5,9 @@ import io.fabric8.kubernetes.api.model.authentication.TokenReviewBuilder;
 import io.fabric8.kubernetes.api.model.authentication.UserInfo;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReview;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -25,7 +27,9 @@ import org.slf4j.LoggerFactory;
  * with a TokenReview, and its user must be allowed {@code get} on the non-resource URL
  * {@code /metrics} (a SubjectAccessReview; deploy/rbac's ClusterRole {@code inplace-metrics-reader}
  * grants it). Decisions are kept for a minute (refusals for ten seconds) under the token's sha256,
- * so a scrape every 15 s costs two API calls a minute; the token itself is never kept or logged.
+ * so a scrape every 15 s costs two API calls a minute; the token itself is never kept or logged. The
+ * reviews go through a client of their own with short timeouts and no retries: an API server that
+ * does not answer makes a scrape 503 within seconds instead of holding a server thread.
  */
 public final class KubernetesMetricsAccess implements MetricsAccess {
   private static final Logger log = LoggerFactory.getLogger(KubernetesMetricsAccess.class);
@@ -33,12 +37,14 @@ public final class KubernetesMetricsAccess implements MetricsAccess {
   private static final Duration ALLOWED_FOR = Duration.ofMinutes(1);
   private static final Duration REFUSED_FOR = Duration.ofSeconds(10);
   private static final int MAX_KEPT = 256;
+  private static final int REVIEW_TIMEOUT_MILLIS = 3000;
 
   private record Kept(Decision decision, Instant until) {}
 
   private final Supplier<KubernetesClient> management;
   private final Clock clock;
   private final Map<String, Kept> kept = new ConcurrentHashMap<>();
+  private KubernetesClient reviews;
 
   /** @param management the management cluster's client; null until the worker has built it (then 503) */
   public KubernetesMetricsAccess(Supplier<KubernetesClient> management) {
@@ -63,7 +69,7 @@ public final class KubernetesMetricsAccess implements MetricsAccess {
     if (known != null && now.isBefore(known.until())) {
       return known.decision();
     }
-    KubernetesClient client = management.get();
+    KubernetesClient client = reviewClient();
     if (client == null) {
       return Decision.UNAVAILABLE;
     }
@@ -71,7 +77,11 @@ public final class KubernetesMetricsAccess implements MetricsAccess {
     try {
       decision = review(client, token);
     } catch (KubernetesClientException e) {
-      log.warn("cannot check a /metrics caller: the API server answered HTTP {}", e.getCode());
+      log.warn("cannot check a /metrics caller: the API server answered HTTP {} ({})", e.getCode(),
+          e.getCause() == null ? "no cause" : e.getCause().getClass().getSimpleName());
+      return Decision.UNAVAILABLE;
+    } catch (RuntimeException e) {
+      log.warn("cannot check a /metrics caller: {}", e.getClass().getSimpleName());
       return Decision.UNAVAILABLE;
     }
     if (kept.size() >= MAX_KEPT) {
@@ -79,6 +89,29 @@ public final class KubernetesMetricsAccess implements MetricsAccess {
     }
     kept.put(key, new Kept(decision, now.plus(decision == Decision.ALLOWED ? ALLOWED_FOR : REFUSED_FOR)));
     return decision;
+  }
+
+  /** The reviews' own client, from the management client's configuration once it exists. */
+  private synchronized KubernetesClient reviewClient() {
+    if (reviews == null) {
+      KubernetesClient base = management.get();
+      if (base == null) {
+        return null;
+      }
+      reviews = new KubernetesClientBuilder().withConfig(new ConfigBuilder(base.getConfiguration())
+          .withConnectionTimeout(REVIEW_TIMEOUT_MILLIS)
+          .withRequestTimeout(REVIEW_TIMEOUT_MILLIS)
+          .withRequestRetryBackoffLimit(0)
+          .build()).build();
+    }
+    return reviews;
+  }
+
+  @Override
+  public synchronized void close() {
+    if (reviews != null) {
+      reviews.close();
+    }
   }
 
   private static Decision review(KubernetesClient client, String token) {

@@ -6,7 +6,7 @@ package dev.inplace.worker.observe;
  * {@code get /metrics}), as controller-runtime's secure metrics and kube-rbac-proxy do; {@link
  * #open()} serves everyone (local runs on loopback, {@code INPLACE_METRICS_AUTH=none}).
  */
-public interface MetricsAccess {
+public interface MetricsAccess extends AutoCloseable {
   /** What a scrape gets: 200, 401, 403, or 503 while the API server cannot be asked. */
   enum Decision {
     ALLOWED(200),
@@ -22,6 +22,10 @@ public interface MetricsAccess {
   }
 
   Decision decide(String authorizationHeader);
+
+  /** Releases what the checks hold (a client of their own); nothing by default. */
+  @Override
+  default void close() {}
 
   /** Every caller may read the metrics. */
   static MetricsAccess open() {

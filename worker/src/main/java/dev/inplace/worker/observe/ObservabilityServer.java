@@ -8,8 +8,12 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,10 +30,14 @@ public final class ObservabilityServer implements AutoCloseable {
 
   private final HttpServer server;
   private final ExecutorService executor;
+  private final ExecutorService scrapes;
+  private final MetricsAccess access;
 
-  private ObservabilityServer(HttpServer server, ExecutorService executor) {
+  private ObservabilityServer(HttpServer server, ExecutorService executor, ExecutorService scrapes, MetricsAccess access) {
     this.server = server;
     this.executor = executor;
+    this.scrapes = scrapes;
+    this.access = access;
   }
 
   /** Starts serving on {@code bindAddress:port} (port 0: any free port). */
@@ -50,19 +58,17 @@ public final class ObservabilityServer implements AutoCloseable {
         answer(exchange, 503, "text/plain; charset=utf-8", String.join("\n", problems) + "\n");
       }
     });
+    // Scrapes run apart from the probes: a check that waits on the API server never holds /healthz.
+    ThreadPoolExecutor scrapes = new ThreadPoolExecutor(1, 2, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(4), r -> {
+      Thread t = new Thread(r, "inplace-metrics");
+      t.setDaemon(true);
+      return t;
+    });
     server.createContext("/metrics", exchange -> {
-      MetricsAccess.Decision decision = access.decide(exchange.getRequestHeaders().getFirst("Authorization"));
-      if (decision == MetricsAccess.Decision.ALLOWED) {
-        answer(exchange, 200, PROMETHEUS_TEXT, metrics.get());
-      } else {
-        if (decision == MetricsAccess.Decision.UNAUTHENTICATED) {
-          exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer");
-        }
-        answer(exchange, decision.status, "text/plain; charset=utf-8", switch (decision) {
-          case UNAUTHENTICATED -> "a bearer token the API server accepts is required\n";
-          case FORBIDDEN -> "not allowed: get /metrics (ClusterRole inplace-metrics-reader)\n";
-          default -> "cannot check the caller yet\n";
-        });
+      try {
+        scrapes.execute(() -> scrape(exchange, metrics, access));
+      } catch (RejectedExecutionException e) {
+        answer(exchange, 503, "text/plain; charset=utf-8", "too many scrapes at once\n");
       }
     });
     ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
@@ -73,7 +79,29 @@ public final class ObservabilityServer implements AutoCloseable {
     server.setExecutor(executor);
     server.start();
     log.info("serving /metrics, /healthz and /readyz on {}:{}", bindAddress, server.getAddress().getPort());
-    return new ObservabilityServer(server, executor);
+    return new ObservabilityServer(server, executor, scrapes, access);
+  }
+
+  /** One scrape, on the scrapes' own threads: who asks, then the metrics or why not. */
+  private static void scrape(HttpExchange exchange, Supplier<String> metrics, MetricsAccess access) {
+    try {
+      MetricsAccess.Decision decision = access.decide(exchange.getRequestHeaders().getFirst("Authorization"));
+      if (decision == MetricsAccess.Decision.ALLOWED) {
+        answer(exchange, 200, PROMETHEUS_TEXT, metrics.get());
+        return;
+      }
+      if (decision == MetricsAccess.Decision.UNAUTHENTICATED) {
+        exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer");
+      }
+      answer(exchange, decision.status, "text/plain; charset=utf-8", switch (decision) {
+        case UNAUTHENTICATED -> "a bearer token the API server accepts is required\n";
+        case FORBIDDEN -> "not allowed: get /metrics (ClusterRole inplace-metrics-reader)\n";
+        default -> "cannot check the caller now\n";
+      });
+    } catch (IOException | RuntimeException e) {
+      log.debug("a scrape ended early: {}", e.toString());
+      exchange.close();
+    }
   }
 
   public int port() {
@@ -107,5 +135,7 @@ public final class ObservabilityServer implements AutoCloseable {
   public void close() {
     server.stop(0);
     executor.shutdownNow();
+    scrapes.shutdownNow();
+    access.close();
   }
 }
