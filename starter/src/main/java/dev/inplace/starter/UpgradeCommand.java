@@ -70,6 +70,10 @@ final class UpgradeCommand {
         default -> throw new picocli.CommandLine.ParameterException(options.spec.commandLine(),
             "--on-failure must be halt or continue, got '" + onFailure + "'");
       };
+      if (policy == FailurePolicy.HALT && maxFailures > 0) {
+        throw new picocli.CommandLine.ParameterException(options.spec.commandLine(),
+            "--max-failures applies only with --on-failure continue (with halt the first failed node halts the run)");
+      }
       NodeUpgradeTemplate template = options.template();
       var request = new WorkersUpgradeRequest(options.cluster, machineDeployment, template,
           options.maxUnavailable(maxUnavailable), policy,

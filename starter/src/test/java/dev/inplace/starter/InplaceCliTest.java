@@ -276,6 +276,7 @@ class InplaceCliTest {
     }
     refusals.put("--ready-timeout=0", "--ready-timeout must be at least 1 second, got 0");
     refusals.put("--jump-host=bastion:99999", "--jump-host must be host[:port] with a port from 1 to 65535");
+    refusals.put("--max-failures=3", "--max-failures applies only with --on-failure continue");
     for (var refusal : refusals.entrySet()) {
       err.reset();
       assertEquals(2, cli(env, worker, workersUpgrade("edge-3", refusal.getKey())), refusal.getKey());

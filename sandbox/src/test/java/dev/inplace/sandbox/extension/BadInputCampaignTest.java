@@ -517,6 +517,8 @@ class BadInputCampaignTest {
         "spec.machineDeployments must be distinct");
     crCase(cases, "negative maxFailures", null, s -> s.setFailurePolicy(new FailurePolicySpec().setMaxFailures(-1)),
         "spec.failurePolicy.maxFailures must be >= 0");
+    crCase(cases, "maxFailures with Halt", null, s -> s.setFailurePolicy(new FailurePolicySpec().setMaxFailures(3)),
+        "spec.failurePolicy.maxFailures applies only to type Continue, got 3 with Halt");
   }
 
   // ---- workflow inputs started by hand (as with `temporal workflow start`) ----------------------

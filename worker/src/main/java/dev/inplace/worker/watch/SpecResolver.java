@@ -2,6 +2,7 @@ package dev.inplace.worker.watch;
 
 import dev.inplace.worker.crd.CatalogueReference;
 import dev.inplace.worker.crd.DrainSpec;
+import dev.inplace.worker.crd.FailurePolicyType;
 import dev.inplace.worker.crd.HostProfileSpec;
 import dev.inplace.worker.crd.MaintenanceWindowSpec;
 import dev.inplace.worker.crd.SshSpec;
@@ -167,6 +168,11 @@ final class SpecResolver {
       if (workers.getFailurePolicy() != null && workers.getFailurePolicy().getMaxFailures() != null
           && workers.getFailurePolicy().getMaxFailures() < 0) {
         throw invalid("spec.failurePolicy.maxFailures must be >= 0");
+      }
+      if (workers.getFailurePolicy() != null && workers.getFailurePolicy().getMaxFailures() != null
+          && workers.getFailurePolicy().getMaxFailures() > 0 && workers.getFailurePolicy().getType() != FailurePolicyType.CONTINUE) {
+        throw invalid("spec.failurePolicy.maxFailures applies only to type Continue, got "
+            + workers.getFailurePolicy().getMaxFailures() + " with Halt (the first failed node halts the run)");
       }
       Set<String> seen = new LinkedHashSet<>();
       for (String md : workers.getMachineDeployments() == null ? List.<String>of() : workers.getMachineDeployments()) {
