@@ -20,10 +20,14 @@ final class CredentialRedaction {
   private static final Pattern ASSIGNMENT = Pattern.compile(
       "\\b([A-Za-z0-9_]*(?:TOKEN|PASSWORD|PASSWD|SECRET)[A-Za-z0-9_]*=)(?!<redacted>)\\S+", Pattern.CASE_INSENSITIVE);
 
+  /** {@code postgres://user:password@host}: a datastore endpoint with its password (k3s HA). */
+  private static final Pattern URL_USER_INFO = Pattern.compile("://[^\\s/@:]+:[^\\s@/]+@");
+
   private CredentialRedaction() {}
 
   static String redact(String text) {
-    String flags = FLAG.matcher(text).replaceAll("$1$2" + REDACTED);
+    String urls = URL_USER_INFO.matcher(text).replaceAll("://" + REDACTED + "@");
+    String flags = FLAG.matcher(urls).replaceAll("$1$2" + REDACTED);
     return ASSIGNMENT.matcher(flags).replaceAll("$1" + REDACTED);
   }
 }

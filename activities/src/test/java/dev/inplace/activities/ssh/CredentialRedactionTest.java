@@ -23,6 +23,15 @@ class CredentialRedactionTest {
   }
 
   @Test
+  void aDatastoreUrlLosesItsUserAndPassword() {
+    assertEquals("k3s server --datastore-endpoint=postgres://<redacted>@10.0.0.5:5432/k3s",
+        CredentialRedaction.redact("k3s server --datastore-endpoint=postgres://k3s:s3cr3t@10.0.0.5:5432/k3s"));
+    assertEquals("K3S_DATASTORE_ENDPOINT=mysql://<redacted>@tcp(10.0.0.5:3306)/k3s",
+        CredentialRedaction.redact("K3S_DATASTORE_ENDPOINT=mysql://root:s3cr3t@tcp(10.0.0.5:3306)/k3s"));
+    assertEquals("fetch https://releases.example/k3s failed", CredentialRedaction.redact("fetch https://releases.example/k3s failed"));
+  }
+
+  @Test
   void ordinaryErrorOutputIsLeftAsItIs() {
     String plain = "service k3s is not active after restart | Active: failed (Result: exit-code) | token file missing";
     assertEquals(plain, CredentialRedaction.redact(plain));

@@ -13,10 +13,11 @@ import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
 
 /**
- * Who may call the hooks once the client CA has vouched for a certificate: the CA is issued from a
- * cert-manager ClusterIssuer, so whoever may create a Certificate anywhere could get one it signed;
- * only the names listed here (the CAPI managers' certificates, deploy/extension) are let in. A
- * certificate is admitted when its subject's common name or one of its DNS names is listed.
+ * Who may call the hooks once the client CA has vouched for a certificate: only the names listed here
+ * (the CAPI managers' certificates, deploy/extension), so a certificate the CA signed for anything
+ * else is kept out. A certificate is admitted when its subject's common name or one of its DNS names
+ * is listed. It does not stop a requester who may ask the CA's issuer for a listed name: who may use
+ * the issuer is limited outside the worker (docs/capi-extension.md).
  */
 record ClientNames(Set<String> names) {
   /** The CAPI managers deploy/extension issues client certificates to (certificate.yaml). */

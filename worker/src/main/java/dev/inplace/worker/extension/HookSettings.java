@@ -62,7 +62,7 @@ record HookSettings(Map<String, String> values) {
         if (e.getValue().isNull()) {
           continue;
         }
-        if (!e.getValue().isValueNode()) {
+        if (!e.getValue().isTextual()) {
           throw new IllegalArgumentException("setting " + e.getKey() + " must be a string");
         }
         values.put(e.getKey(), e.getValue().asText());

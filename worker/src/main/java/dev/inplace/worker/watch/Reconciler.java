@@ -190,20 +190,24 @@ final class Reconciler {
     long frozen = generation;
     int started = starter.start(cr, resolved, hash);
     List<RunRecord> runs = RunStarter.runsOf(cr, resolved.pools());
+    // Attached to runs started before (all of them after a restart between start and status, or some
+    // after a start cut off between pools): their memo holds what they started from, and the spec
+    // they keep. A run started by this call has the current values in its memo anyway.
+    boolean attached = started < runs.size();
+    Optional<WorkflowExecutionDescription> older = Optional.empty();
     for (RunRecord run : runs) {
-      // Attached to runs started before: their memo holds what they started from.
-      Optional<WorkflowExecutionDescription> before = started == 0 ? observer.describe(run.getWorkflowId()) : Optional.empty();
+      Optional<WorkflowExecutionDescription> before = attached ? observer.describe(run.getWorkflowId()) : Optional.empty();
       String remembered = before.map(d -> memo(d, RunStarter.MEMO_FROM_VERSION, String.class)).orElse(null);
       run.setFromVersion(remembered != null ? remembered : RunStarter.fromVersion(resolved, run.getMachineDeployment()));
-    }
-    if (started == 0) {
-      // Started before (a restart between start and status): the run keeps the spec it was started with.
-      Optional<WorkflowExecutionDescription> first = observer.describe(runs.get(0).getWorkflowId());
-      if (first.isPresent()) {
-        hash = Objects.requireNonNullElse(memo(first.get(), RunStarter.MEMO_SPEC_HASH, String.class), hash);
-        Long memoGeneration = memo(first.get(), RunStarter.MEMO_GENERATION, Long.class);
-        frozen = memoGeneration == null ? frozen : memoGeneration;
+      if (older.isEmpty() && before.isPresent()
+          && (started == 0 || !hash.equals(memo(before.get(), RunStarter.MEMO_SPEC_HASH, String.class)))) {
+        older = before;
       }
+    }
+    if (older.isPresent()) {
+      hash = Objects.requireNonNullElse(memo(older.get(), RunStarter.MEMO_SPEC_HASH, String.class), hash);
+      Long memoGeneration = memo(older.get(), RunStarter.MEMO_GENERATION, Long.class);
+      frozen = memoGeneration == null ? frozen : memoGeneration;
     }
     String frozenHash = hash;
     long frozenGeneration = frozen;

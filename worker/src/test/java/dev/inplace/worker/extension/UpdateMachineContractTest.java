@@ -192,6 +192,9 @@ class UpdateMachineContractTest {
     ((ObjectNode) request.get("settings")).putObject("sshUser").put("name", "root");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> HookSettings.of(request));
     assertEquals("setting sshUser must be a string", e.getMessage());
+    ((ObjectNode) request.get("settings")).put("sshUser", "root").put("sshPort", 2222);
+    e = assertThrows(IllegalArgumentException.class, () -> HookSettings.of(request));
+    assertEquals("setting sshPort must be a string", e.getMessage(), "CAPI sends map[string]string: \"2222\"");
     assertEquals(0, runs.started.size());
   }
 
