@@ -16,6 +16,7 @@ import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.FailurePolicy;
 import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.MachineInfo;
+import dev.inplace.workflows.api.MaxUnavailable;
 import dev.inplace.workflows.api.NodeRole;
 import dev.inplace.workflows.api.SshSettings;
 import dev.inplace.workflows.api.VersionSkew;
@@ -45,8 +46,6 @@ final class SpecResolver {
   private static final Pattern NAME = Pattern.compile(UpgradeSpec.NAME_PATTERN);
   private static final Pattern VERSION = Pattern.compile(UpgradeSpec.VERSION_PATTERN);
   // The same forms the WorkersUpgrade workflow accepts: a count >= 1 or 1%..100%.
-  private static final Pattern COUNT = Pattern.compile("[1-9][0-9]{0,5}");
-  private static final Pattern PERCENT = Pattern.compile("([1-9][0-9]?|100)%");
 
   private final RunIntake intake;
   private final ClusterApiActivities clusters;
@@ -196,9 +195,10 @@ final class SpecResolver {
       return "1";
     }
     String text = value.getIntVal() != null ? Integer.toString(value.getIntVal()) : value.getStrVal().trim();
-    if (!COUNT.matcher(text).matches() && !PERCENT.matcher(text).matches()) {
-      throw invalid("spec.maxUnavailable must be a count of at least 1 (3) or a percent from 1% to 100% (25%), got '"
-          + text + "'");
+    try {
+      MaxUnavailable.parse(text); // the rule the run applies, as the CLI checks it
+    } catch (IllegalArgumentException e) {
+      throw invalid("spec." + e.getMessage());
     }
     return text;
   }
