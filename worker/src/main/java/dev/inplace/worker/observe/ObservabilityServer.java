@@ -59,11 +59,13 @@ public final class ObservabilityServer implements AutoCloseable {
       }
     });
     // Scrapes run apart from the probes: a check that waits on the API server never holds /healthz.
-    ThreadPoolExecutor scrapes = new ThreadPoolExecutor(1, 2, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(4), r -> {
+    // Two at once (a pool grows past its core size only once its queue is full), four waiting.
+    ThreadPoolExecutor scrapes = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(4), r -> {
       Thread t = new Thread(r, "inplace-metrics");
       t.setDaemon(true);
       return t;
     });
+    scrapes.allowCoreThreadTimeOut(true);
     server.createContext("/metrics", exchange -> {
       try {
         scrapes.execute(() -> scrape(exchange, metrics, access));
