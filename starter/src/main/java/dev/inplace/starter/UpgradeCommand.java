@@ -88,7 +88,7 @@ final class UpgradeCommand {
     if (launch.started()) {
       context.out.println("started " + launch.workflowId());
     } else {
-      context.out.println("attached to " + launch.workflowId() + ": that run already exists (running or ended) and"
+      context.out.println("attached to " + launch.workflowId() + ": that run is running or has completed and"
           + " keeps the settings it was started with; the options given now were not applied");
     }
   }

@@ -298,7 +298,7 @@ class InplaceCliTest {
     out.reset();
     args[args.length - 1] = "--max-unavailable=3";
     assertEquals(0, cli(env, worker, args), err.toString());
-    assertTrue(out.toString().contains("attached to " + id + ": that run already exists"), out.toString());
+    assertTrue(out.toString().contains("attached to " + id + ": that run is running or has completed"), out.toString());
     assertFalse(out.toString().contains("started " + id), out.toString());
     cli(env, worker, "abort", id);
   }
