@@ -43,7 +43,6 @@ public final class SshConnector {
     }
   }
 
-  private static final int DEFAULT_JUMP_PORT = 22;
 
   private final SecretSource secrets;
   private final SshClientOptions options;
@@ -139,7 +138,7 @@ public final class SshConnector {
         client = newClient(hostKeys);
         client.connect(host.address(), ssh.port());
       } else {
-        JumpHost via = JumpHost.parse(ssh.jumpHost());
+        SshSettings.JumpHost via = jumpHost(ssh.jumpHost());
         current = via.host() + ":" + via.port() + " (jump host)";
         jump = newClient(hostKeys);
         jump.connect(via.host(), via.port());
@@ -310,17 +309,12 @@ public final class SshConnector {
     return (int) Math.min(Integer.MAX_VALUE, d.toMillis());
   }
 
-  /** A bastion given as {@code host[:port]}. */
-  record JumpHost(String host, int port) {
-    static JumpHost parse(String text) {
-      java.util.Optional<String> problem = SshSettings.jumpHostProblem(text);
-      if (problem.isPresent()) {
-        throw UpgradeFailures.nonRetryable(UpgradeFailures.INVALID_REQUEST, problem.get());
-      }
-      String value = text.trim();
-      int colon = value.lastIndexOf(':');
-      return colon < 0 ? new JumpHost(value, DEFAULT_JUMP_PORT)
-          : new JumpHost(value.substring(0, colon), Integer.parseInt(value.substring(colon + 1)));
+  /** A bastion given as {@code host[:port]}; a malformed one is the run's InvalidRequest. */
+  static SshSettings.JumpHost jumpHost(String text) {
+    try {
+      return SshSettings.JumpHost.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw UpgradeFailures.nonRetryable(UpgradeFailures.INVALID_REQUEST, e.getMessage());
     }
   }
 }

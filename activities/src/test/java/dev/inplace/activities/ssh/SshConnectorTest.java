@@ -4,6 +4,7 @@ import static dev.inplace.activities.ssh.FailureAssertions.assertFailure;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import dev.inplace.workflows.api.SshSettings;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -37,12 +38,12 @@ class SshConnectorTest {
   @Test
   void parsesJumpHostWithAndWithoutPort() {
     assertEquals(
-        new SshConnector.JumpHost("bastion.example.com", 22),
-        SshConnector.JumpHost.parse("bastion.example.com"));
+        new SshSettings.JumpHost("bastion.example.com", 22),
+        SshConnector.jumpHost("bastion.example.com"));
     assertEquals(
-        new SshConnector.JumpHost("10.0.0.1", 2222), SshConnector.JumpHost.parse("10.0.0.1:2222"));
+        new SshSettings.JumpHost("10.0.0.1", 2222), SshConnector.jumpHost("10.0.0.1:2222"));
     assertFailure(
-        UpgradeFailures.INVALID_REQUEST, () -> SshConnector.JumpHost.parse("bastion:http"));
+        UpgradeFailures.INVALID_REQUEST, () -> SshConnector.jumpHost("bastion:http"));
   }
 
   @Test

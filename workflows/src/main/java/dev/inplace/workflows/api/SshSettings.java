@@ -28,24 +28,38 @@ public record SshSettings(
     return !"root".equals(user);
   }
 
+  /** A bastion as {@code host[:port]}: the one parse every door and the connector use. */
+  public record JumpHost(String host, int port) {
+    public static final int DEFAULT_PORT = 22;
+
+    /** The host and port (22 when none is given); an {@link IllegalArgumentException} naming the form otherwise. */
+    public static JumpHost parse(String text) {
+      String value = text == null ? "" : text.trim();
+      int colon = value.lastIndexOf(':');
+      String host = colon < 0 ? value : value.substring(0, colon);
+      String port = colon < 0 ? Integer.toString(DEFAULT_PORT) : value.substring(colon + 1);
+      if (host.isEmpty() || host.chars().anyMatch(Character::isWhitespace) || !port.matches("[0-9]{1,5}")
+          || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535) {
+        throw new IllegalArgumentException("jump host must be host[:port] with a port from 1 to 65535, got '" + text + "'");
+      }
+      return new JumpHost(host, Integer.parseInt(port));
+    }
+  }
+
   /**
-   * Why a jump host is not {@code host[:port]} (a host without spaces, a port from 1 to 65535), or
-   * empty when it is one or none is given. Every door checks it before a run starts; the connector
-   * applies the same rule when it dials. Not checked in the constructor: runs already recorded with
-   * such a value must still load.
+   * Why a jump host is not {@code host[:port]} ({@link JumpHost#parse}), or empty when it is one or
+   * none is given. Every door checks it before a run starts. Not checked in the constructor: runs
+   * already recorded with such a value must still load.
    */
   public static java.util.Optional<String> jumpHostProblem(String jumpHost) {
     if (jumpHost == null || jumpHost.isBlank()) {
       return java.util.Optional.empty();
     }
-    String value = jumpHost.trim();
-    int colon = value.lastIndexOf(':');
-    String host = colon < 0 ? value : value.substring(0, colon);
-    boolean portOk = colon < 0 || value.substring(colon + 1).matches("[0-9]{1,5}")
-        && Integer.parseInt(value.substring(colon + 1)) >= 1 && Integer.parseInt(value.substring(colon + 1)) <= 65535;
-    if (host.isEmpty() || host.chars().anyMatch(Character::isWhitespace) || !portOk) {
-      return java.util.Optional.of("jump host must be host[:port] with a port from 1 to 65535, got '" + jumpHost + "'");
+    try {
+      JumpHost.parse(jumpHost);
+      return java.util.Optional.empty();
+    } catch (IllegalArgumentException e) {
+      return java.util.Optional.of(e.getMessage());
     }
-    return java.util.Optional.empty();
   }
 }
