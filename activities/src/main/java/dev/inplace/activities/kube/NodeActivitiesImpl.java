@@ -59,10 +59,10 @@ public final class NodeActivitiesImpl implements NodeActivities {
   }
 
   /**
-   * @param firstPoll the first wait between two looks of the waits for a node or the control plane
-   *     ({@link PollBackoff#FIRST}; tests of what wakes a wait early use a long one)
+   * @param firstPoll the first wait between two looks of a drain and of the waits for a node or the
+   *     control plane ({@link PollBackoff#FIRST}; tests of what wakes a wait early use a long one)
    */
-  NodeActivitiesImpl(KubeClients clients, Duration firstPoll, Duration pollInterval) {
+  public NodeActivitiesImpl(KubeClients clients, Duration firstPoll, Duration pollInterval) {
     this.clients = clients;
     this.firstPoll = firstPoll;
     this.pollInterval = pollInterval;
@@ -167,6 +167,7 @@ public final class NodeActivitiesImpl implements NodeActivities {
             request.nodeName(),
             request.options(),
             context,
+            firstPoll,
             pollInterval);
     running.set(drain);
     DrainResult result = drain.run();
@@ -211,10 +212,10 @@ public final class NodeActivitiesImpl implements NodeActivities {
         () -> {
           AtomicReference<NodeState> latest = new AtomicReference<>();
           try (StepHeartbeat beating = sideBeat(latest::get);
-              NodeChangeSignal changes =
-                  new NodeChangeSignal(
-                      () -> nodeResource(request.cluster(), request.nodeName()),
-                      describe(request.cluster(), request.nodeName()))) {
+              ChangeSignal changes =
+                  ChangeSignal.<Node>of(
+                      describe(request.cluster(), request.nodeName()),
+                      w -> nodeResource(request.cluster(), request.nodeName()).watch(w))) {
             return awaitNode(request, latest, changes);
           }
         });
@@ -226,7 +227,7 @@ public final class NodeActivitiesImpl implements NodeActivities {
    * (without a watch it is the same loop, polling).
    */
   private NodeState awaitNode(
-      AwaitNodeRequest request, AtomicReference<NodeState> latest, NodeChangeSignal changes) {
+      AwaitNodeRequest request, AtomicReference<NodeState> latest, ChangeSignal changes) {
     ActivityExecutionContext context = Activity.getExecutionContext();
     long deadline = System.nanoTime() + Duration.ofSeconds(request.timeoutSeconds()).toNanos();
     String observation = "nothing observed yet";

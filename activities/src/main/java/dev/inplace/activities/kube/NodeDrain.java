@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One drain of one node: evicts through the Eviction API until no evictable pod is left or the
- * timeout passes, polling, and heartbeating the pods still to go with what blocks them.
+ * timeout passes, looking again after a backoff or as soon as a watched pod or budget changes
+ * ({@link ChangeSignal}), and heartbeating the pods still to go with what blocks them.
  *
  * <p>Counts in the result: {@code evicted} are pods the Eviction API accepted (carried over from
  * earlier attempts through the heartbeat); {@code deleted} are finished pods removed directly plus,
@@ -39,6 +40,8 @@ final class NodeDrain {
   private final DrainOptions options;
   private final ActivityExecutionContext context;
   private final PollBackoff backoff;
+  /** Wakes the wait between two rounds when a pod it waits on changes; set while {@link #run} runs. */
+  private ChangeSignal changes;
 
   private final Set<String> skippedDaemonSet = new TreeSet<>();
   private final Set<String> skippedMirror = new TreeSet<>();
@@ -60,16 +63,29 @@ final class NodeDrain {
       String nodeName,
       DrainOptions options,
       ActivityExecutionContext context,
+      Duration firstPoll,
       Duration pollInterval) {
     this.client = client;
     this.what = what;
     this.nodeName = nodeName;
     this.options = options;
     this.context = context;
-    this.backoff = new PollBackoff(pollInterval);
+    this.backoff = new PollBackoff(firstPoll, pollInterval);
   }
 
   DrainResult run() {
+    try (ChangeSignal signal = new ChangeSignal()) {
+      changes = signal;
+      // A pod leaving the node (an eviction's pod terminated) ends the wait at once.
+      changes.<Pod>watch("pods on " + what,
+          w -> client.pods().inAnyNamespace().withField("spec.nodeName", nodeName).watch(w));
+      return drain();
+    } finally {
+      changes = null;
+    }
+  }
+
+  private DrainResult drain() {
     long start = System.nanoTime();
     long deadline = start + Duration.ofSeconds(options.timeoutSeconds()).toNanos();
     evicted = context.getHeartbeatDetails(DrainProgress.class).map(DrainProgress::evicted).orElse(0);
@@ -179,19 +195,36 @@ final class NodeDrain {
       return new Blocker(
           "a PodDisruptionBudget (listing budgets failed: " + KubeFailures.describe(e) + ")", false);
     }
-    String names =
+    List<PodDisruptionBudget> matching =
         inNamespace.stream()
             .filter(
                 pdb ->
                     LabelSelectors.matches(
                         pdb.getSpec() == null ? null : pdb.getSpec().getSelector(),
                         pod.getMetadata().getLabels()))
+            .toList();
+    matching.forEach(pdb -> wakeOnBudget(namespace, pdb));
+    String names =
+        matching.stream()
             .map(pdb -> pdb.getMetadata().getName())
             .sorted()
             .collect(Collectors.joining(","));
     return names.isEmpty()
         ? new Blocker("eviction refused (TooManyRequests)", false)
         : new Blocker(names, true);
+  }
+
+  /**
+   * The budget allows the eviction again once a pod it selects turns healthy (the replacement of one
+   * evicted elsewhere) and, on a real cluster, once the disruption controller updates its status:
+   * either ends the wait, so the eviction is tried again at once instead of at the next backoff.
+   */
+  private void wakeOnBudget(String namespace, PodDisruptionBudget pdb) {
+    String name = pdb.getMetadata().getName();
+    changes.<Pod>watch("pods of PodDisruptionBudget " + namespace + "/" + name,
+        w -> client.pods().inNamespace(namespace).withLabelSelector(pdb.getSpec().getSelector()).watch(w));
+    changes.<PodDisruptionBudget>watch("PodDisruptionBudget " + namespace + "/" + name,
+        w -> client.policy().v1().podDisruptionBudget().inNamespace(namespace).withName(name).watch(w));
   }
 
   private static List<PendingPod> pending(DrainPlan plan, Map<String, Blocker> blockedBy) {
@@ -254,9 +287,20 @@ final class NodeDrain {
     return new DrainResult(evicted, deleted, skippedDaemonSet.size(), skippedMirror.size(), waited);
   }
 
+  /**
+   * Waits the backoff, or less when something the drain waits on changes, but never less than
+   * {@link PollBackoff#FIRST}: a node whose many pods terminate at once sends a burst of events, and
+   * one look after the burst sees them all.
+   */
   private void sleep() {
     try {
-      Thread.sleep(backoff.nextMillis());
+      long started = System.nanoTime();
+      if (changes.await(backoff.nextMillis())) {
+        long floor = PollBackoff.FIRST.toMillis() - (System.nanoTime() - started) / 1_000_000L;
+        if (floor > 0) {
+          Thread.sleep(floor);
+        }
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("drain of " + what + " interrupted", e);

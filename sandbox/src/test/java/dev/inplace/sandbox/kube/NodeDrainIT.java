@@ -170,6 +170,47 @@ class NodeDrainIT {
         "the second drain waited for the budget and said so: " + heartbeats);
   }
 
+  /**
+   * A drain refused by a budget tries again as soon as a pod of the budget changes (here the
+   * replacement of a replica evicted by another drain turning Ready), not at its next look: the
+   * looks here are 30 s apart, the replacement comes 300 ms after the first eviction.
+   */
+  @Test
+  void aDrainWaitingOnABudgetEvictsWhenTheReplacementIsReadyNotAtItsNextLook() {
+    env.close();
+    env = TestActivityEnvironment.newInstance();
+    env.registerActivitiesImplementations(
+        new NodeActivitiesImpl(clients, Duration.ofSeconds(30), Duration.ofSeconds(30)));
+    env.setActivityHeartbeatListener(DrainProgress.class, heartbeats::add);
+    NodeActivities slowLooks = env.newActivityStub(NodeActivities.class, ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofSeconds(90))
+        .setHeartbeatTimeout(Duration.ofSeconds(60))
+        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+        .build());
+    client.nodes().resource(KubeObjects.readyNode("w3")).create();
+    client.apps().replicaSets().inNamespace(NS).resource(KubeObjects.replicaSet("web-rs", "web", 2)).create();
+    create(KubeObjects.replicaPod("web-a", "web-rs", "web", "w1"));
+    create(KubeObjects.replicaPod("web-b", "web-rs", "web", "w2"));
+    client.policy().v1().podDisruptionBudget().inNamespace(NS)
+        .resource(KubeObjects.minAvailable("web-pdb", "web", new IntOrString(1))).create();
+    slowLooks.cordonNode(new CordonRequest(CLUSTER, "w1", OWNER));
+    slowLooks.cordonNode(new CordonRequest(CLUSTER, "w2", OWNER));
+    // Another drain took web-b: until its replacement (on w3) is Ready, the budget refuses web-a.
+    assertTrue(client.pods().inNamespace(NS).withName("web-b").evict());
+
+    long started = System.nanoTime();
+    DrainResult result = slowLooks.drainNode(new DrainRequest(CLUSTER, "w1", options(60, PdbBlockedAction.FAIL)));
+    long tookMillis = Duration.ofNanos(System.nanoTime() - started).toMillis();
+
+    assertEquals(1, result.evicted());
+    assertTrue(podsOn("w1").isEmpty());
+    assertTrue(
+        heartbeats.stream().flatMap(h -> h.remaining().stream()).anyMatch(p -> "web-pdb".equals(p.blockedBy())),
+        "the budget refused the first eviction: " + heartbeats);
+    // The next look would be 30 s after the refusal: a third of that holds on any loaded machine.
+    assertTrue(tookMillis < 10_000, "the drain took " + tookMillis + " ms: it waited for its next look");
+  }
+
   @Test
   void budgetWithMaxUnavailableZeroFailsTheDrainNamingBudgetAndPod() {
     create(KubeObjects.replicaPod("ledger-1", "ledger-rs", "ledger", "w1"));

@@ -3,6 +3,7 @@ package dev.inplace.activities.kube;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
@@ -15,7 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-class NodeChangeSignalTest {
+class ChangeSignalTest {
 
   @Test
   void aChangeToTheWatchedNodeEndsTheWaitBeforeItsTime() throws Exception {
@@ -25,8 +26,8 @@ class NodeChangeSignalTest {
     server.init();
     try (KubernetesClient client = server.createClient()) {
       client.nodes().resource(KubeFixtures.node("w1", false, "v1.30.5+k3s1")).create();
-      try (NodeChangeSignal signal =
-          new NodeChangeSignal(() -> client.nodes().withName("w1"), "node w1")) {
+      try (ChangeSignal signal =
+          ChangeSignal.<Node>of("node w1", w -> client.nodes().withName("w1").watch(w))) {
         assertTrue(signal.await(30_000), "the watch's start wakes the wait once");
         while (signal.await(500)) {
           // a server may send the Node as it is when the watch starts: not the change awaited here
@@ -66,8 +67,8 @@ class NodeChangeSignalTest {
                 .build())
         .always();
     try (KubernetesClient client = server.createClient();
-        NodeChangeSignal signal =
-            new NodeChangeSignal(() -> client.nodes().withName("w1"), "node w1")) {
+        ChangeSignal signal =
+            ChangeSignal.<Node>of("node w1", w -> client.nodes().withName("w1").watch(w))) {
       assertFalse(signal.await(300), "nothing woke the wait");
       assertTrue(watchWasAsked(server), "the watch was asked for (and refused)");
       assertFalse(signal.await(300), "still nothing: no watch");
