@@ -5,7 +5,6 @@ import dev.inplace.workflows.api.ClusterApiActivities.MachineVersionRequest;
 import dev.inplace.workflows.api.HostAccess;
 import dev.inplace.workflows.api.HostActivities.BackupRequest;
 import dev.inplace.workflows.api.HostActivities.HostFacts;
-import dev.inplace.workflows.api.HostActivities.HostInspectRequest;
 import dev.inplace.workflows.api.HostActivities.InstallRequest;
 import dev.inplace.workflows.api.HostActivities.InstalledFile;
 import dev.inplace.workflows.api.HostActivities.ServiceRequest;
@@ -57,6 +56,8 @@ final class NodeUpgradeSteps {
   private final Runnable staged;
   /** Whether the backup is taken before cordon even without a permit to wait for. */
   private final boolean backupBeforeCordon;
+  /** Preflight's reads: at once from node-upgrade-preflight-reads-at-once on, else one after the other. */
+  private final NodePreflightReads preflightReads;
 
   /**
    * {@code distributionSteps}: from node-upgrade-distribution-steps on (upgrade command, skew,
@@ -64,10 +65,12 @@ final class NodeUpgradeSteps {
    * permit}: whether the parent's permit has come, null when the run does not wait for one
    * (node-upgrade-waits-for-permit); {@code staged}: tells the parent the node is staged, null when
    * the run does not (node-upgrade-reports-staged); {@code backupBeforeCordon}: the backup follows
-   * the stage step in every run, not only in one prepared ahead (node-upgrade-backs-up-before-cordon).
+   * the stage step in every run, not only in one prepared ahead (node-upgrade-backs-up-before-cordon);
+   * {@code readsAtOnce}: preflight's three reads run at once (node-upgrade-preflight-reads-at-once).
    */
   NodeUpgradeSteps(NodeStepLog steps, NodeActivityStubs stubs, NodeRollback rollback, boolean distributionSteps,
-      NodePreflight.VersionMatch versionMatch, BooleanSupplier permit, Runnable staged, boolean backupBeforeCordon) {
+      NodePreflight.VersionMatch versionMatch, BooleanSupplier permit, Runnable staged, boolean backupBeforeCordon,
+      boolean readsAtOnce) {
     this.steps = steps;
     this.stubs = stubs;
     this.rollback = rollback;
@@ -76,6 +79,7 @@ final class NodeUpgradeSteps {
     this.permit = permit;
     this.staged = staged;
     this.backupBeforeCordon = backupBeforeCordon;
+    this.preflightReads = new NodePreflightReads(stubs, readsAtOnce);
   }
 
   NodeUpgradeResult run(NodeUpgradeRequest request) {
@@ -87,18 +91,14 @@ final class NodeUpgradeSteps {
 
     NodeState before;
     HostFacts facts;
-    NodeVersions controlPlane = null;
+    NodeVersions controlPlane;
     steps.begin(UpgradeStep.PREFLIGHT);
     try {
-      before = stubs.nodes(NodeActivitySummaries.inspectNode(request)).inspectNode(nodeRequest);
-      facts =
-          stubs.hosts(NodeActivitySummaries.inspectHost(request)).inspectHost(
-              new HostInspectRequest(
-                  host, request.distribution(), request.node().role(), request.profile(), request.artifacts()));
-      if (distributionSteps && request.node().role() == NodeRole.WORKER) {
-        controlPlane = stubs.nodes(NodeActivitySummaries.controlPlaneVersions(request))
-            .controlPlaneVersions(request.node().cluster());
-      }
+      NodePreflightReads.Observed observed = preflightReads.observe(
+          request, nodeRequest, distributionSteps && request.node().role() == NodeRole.WORKER);
+      before = observed.node();
+      facts = observed.host();
+      controlPlane = observed.controlPlane();
     } catch (ActivityFailure e) {
       steps.markFailed(UpgradeStep.PREFLIGHT, NodeStepResults.describe(e));
       throw steps.fail(UpgradeStep.PREFLIGHT, NodeStepResults.typeOf(e), NodeStepResults.describe(e), NodePhase.FAILED, null);

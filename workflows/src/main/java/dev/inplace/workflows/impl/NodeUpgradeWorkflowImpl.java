@@ -93,6 +93,13 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
    */
   static final String END_REPORT_CHANGE = "node-upgrade-reports-end";
 
+  /**
+   * Change ID: runs from this version on read the Node, the host and (a worker) the control plane's
+   * versions at once in preflight, instead of one after the other; the rules judge the three
+   * together as before.
+   */
+  static final String PREFLIGHT_READS_AT_ONCE_CHANGE = "node-upgrade-preflight-reads-at-once";
+
   private final NodeStepLog steps = new NodeStepLog();
   private final NodeActivityStubs stubs = new NodeActivityStubs();
   /** Set by the parent's permit signal (kept if it comes before the run waits for it). */
@@ -153,11 +160,13 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
         request.reportStaged() && Workflow.getVersion(STAGED_REPORT_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     boolean backupBeforeCordon =
         Workflow.getVersion(BACKUP_BEFORE_CORDON_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+    boolean readsAtOnce =
+        Workflow.getVersion(PREFLIGHT_READS_AT_ONCE_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     NodeUpgradeSteps sequence =
         new NodeUpgradeSteps(steps, stubs, new NodeRollback(steps, stubs), distributionSteps, versionMatch,
             waitsForPermit ? () -> permitted : null,
             reportsStaged ? () -> StagedReport.toParent(request.node().nodeName()) : null,
-            backupBeforeCordon);
+            backupBeforeCordon, readsAtOnce);
     if (request.markMachine()
         && Workflow.getVersion(OWN_MACHINE_MARK_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1) {
       return upgradeMarked(request, sequence);

@@ -247,7 +247,9 @@ class NodeUpgradePathHistoriesTest {
         Arguments.of(PERMIT_PATHS, NodeUpgradeWorkflowImpl.PERMIT_CHANGE),
         Arguments.of(List.of(REPORTED_STAGED), NodeUpgradeWorkflowImpl.STAGED_REPORT_CHANGE),
         Arguments.of(List.of(BACKED_UP_BEFORE_CORDON), NodeUpgradeWorkflowImpl.BACKUP_BEFORE_CORDON_CHANGE),
-        Arguments.of(List.of(REPORTED_END), NodeUpgradeWorkflowImpl.END_REPORT_CHANGE));
+        Arguments.of(List.of(REPORTED_END), NodeUpgradeWorkflowImpl.END_REPORT_CHANGE),
+        Arguments.of(List.of(READS_AT_ONCE, READS_AT_ONCE_HOST_FAILED),
+            NodeUpgradeWorkflowImpl.PREFLIGHT_READS_AT_ONCE_CHANGE));
   }
 
   @ParameterizedTest(name = "{1}")
@@ -487,6 +489,29 @@ class NodeUpgradePathHistoriesTest {
     NodeUpgradeWorkflow run = stub(env, worker, "backed-up-before-cordon");
     assertEquals(TO, run.upgrade(request).version());
     record(env, "backed-up-before-cordon", BACKED_UP_BEFORE_CORDON);
+  }
+
+  /**
+   * Runs that read preflight's three facts at once (node-upgrade-preflight-reads-at-once): one
+   * upgraded, one whose host could not be read; recorded by {@link #recordPreflightReadsAtOncePaths}.
+   */
+  static final String READS_AT_ONCE = "node-upgrade-path-preflight-reads-at-once.json";
+  static final String READS_AT_ONCE_HOST_FAILED = "node-upgrade-path-preflight-reads-at-once-host-failed.json";
+
+  @Test
+  @EnabledIfSystemProperty(named = "histories.update", matches = "true")
+  void recordPreflightReadsAtOncePaths(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    HistoryFixtures.assumeNotRecorded(READS_AT_ONCE, READS_AT_ONCE_HOST_FAILED);
+    worker.registerActivitiesImplementations(hosts, nodes, capi);
+    env.start();
+    assertEquals(TO, stub(env, worker, "preflight-reads-at-once").upgrade(request).version());
+    record(env, "preflight-reads-at-once", READS_AT_ONCE);
+
+    when(hosts.inspectHost(any()))
+        .thenThrow(UpgradeFailures.nonRetryable(UpgradeFailures.HOST_UNREACHABLE, "connection refused"));
+    NodeUpgradeWorkflow failing = stub(env, worker, "preflight-reads-at-once-host-failed");
+    assertThrows(WorkflowFailedException.class, () -> failing.upgrade(request));
+    record(env, "preflight-reads-at-once-host-failed", READS_AT_ONCE_HOST_FAILED);
   }
 
   private static NodeUpgradeWorkflow prepared(

@@ -252,6 +252,41 @@ class NodeUpgradeWorkflowTest {
     verify(nodes, never()).uncordonNode(any());
   }
 
+  // ---- preflight's reads at once (node-upgrade-preflight-reads-at-once) --------------------------
+
+  /** Waits (on an activity's thread) until the latch opens; a read that came one after the other never sees it open. */
+  private static void awaitTogether(CountDownLatch others, String what) {
+    try {
+      if (!others.await(20, TimeUnit.SECONDS)) {
+        throw UpgradeFailures.nonRetryable(UpgradeFailures.PREFLIGHT_FAILED, what + " ran alone");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
+  void preflightReadsTheNodeTheHostAndTheControlPlaneAtOnce(TestWorkflowEnvironment env, Worker worker) {
+    CountDownLatch othersStarted = new CountDownLatch(2);
+    when(hosts.inspectHost(any())).thenAnswer(i -> {
+      othersStarted.countDown();
+      return Fixtures.hostWithOldRelease();
+    });
+    when(nodes.controlPlaneVersions(any())).thenAnswer(i -> {
+      othersStarted.countDown();
+      return new NodeVersions(List.of(new NodeVersion("cp-1", TO)));
+    });
+    when(nodes.inspectNode(any())).thenAnswer(i -> {
+      awaitTogether(othersStarted, "the Node's read");
+      return Fixtures.readyAt("worker-1", FROM);
+    });
+
+    NodeUpgradeResult result = start(env, worker).upgrade(request);
+
+    assertEquals(TO, result.version());
+  }
+
   @Test
   void aRunNotAskedToWaitNeverLooksForAPermit(TestWorkflowEnvironment env, Worker worker) {
     start(env, worker).upgrade(request);
@@ -345,9 +380,12 @@ class NodeUpgradeWorkflowTest {
   void upgradesANodeThroughEveryStepInOrder(TestWorkflowEnvironment env, Worker worker) {
     NodeUpgradeResult result = start(env, worker).upgrade(request);
 
+    // Preflight's reads run at once (either may come first), both before the stage step.
+    InOrder host = inOrder(hosts);
+    host.verify(hosts).inspectHost(any());
+    host.verify(hosts).stageArtifacts(any());
     InOrder order = inOrder(nodes, hosts, capi);
     order.verify(nodes).inspectNode(any());
-    order.verify(hosts).inspectHost(any());
     order.verify(hosts).stageArtifacts(any());
     order.verify(hosts).backupBinaries(argThat(r -> r.current().size() == 2));
     order.verify(nodes).cordonNode(argThat(r -> workflowId.equals(r.owner())));

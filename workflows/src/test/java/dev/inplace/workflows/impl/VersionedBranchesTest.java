@@ -49,6 +49,7 @@ class VersionedBranchesTest {
       new Change(ParentMachineMarks.BATCHED_MACHINE_MARKS_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
       new Change(WorkersUpgradeWorkflowImpl.HAND_OVER_CHANGE, 1, List.of("workers-upgrade-")),
       new Change(NodeUpgradeWorkflowImpl.END_REPORT_CHANGE, 1, List.of("node-upgrade-")),
+      new Change(NodeUpgradeWorkflowImpl.PREFLIGHT_READS_AT_ONCE_CHANGE, 1, List.of("node-upgrade-")),
       new Change(ChildEnds.END_ON_REPORT_CHANGE, 1, List.of("workers-upgrade-")),
       // Asked only when a node's earlier thread is still alive, which only a run without nodes
       // prepared ahead meets there (a WorkersUpgrade run from parent-prepares-ahead on always prepares ahead).

@@ -1,0 +1,59 @@
+package dev.inplace.workflows.impl;
+
+import dev.inplace.workflows.api.HostActivities.HostFacts;
+import dev.inplace.workflows.api.HostActivities.HostInspectRequest;
+import dev.inplace.workflows.api.NodeActivities.NodeRequest;
+import dev.inplace.workflows.api.NodeActivities.NodeState;
+import dev.inplace.workflows.api.NodeActivities.NodeVersions;
+import dev.inplace.workflows.api.NodeUpgradeRequest;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.Promise;
+import io.temporal.workflow.Workflow;
+
+/**
+ * What a NodeUpgrade run's preflight reads before {@link NodePreflight} judges it: the Node, its
+ * host and, for a worker, the control plane's versions. Three reads that change nothing and need
+ * nothing of each other: from node-upgrade-preflight-reads-at-once on ({@code atOnce}) they run at
+ * once; runs recorded before it read one after the other.
+ */
+final class NodePreflightReads {
+  /** What preflight observed: the Node, the host, and the control plane's versions (null unless read). */
+  record Observed(NodeState node, HostFacts host, NodeVersions controlPlane) {}
+
+  private final NodeActivityStubs stubs;
+  private final boolean atOnce;
+
+  NodePreflightReads(NodeActivityStubs stubs, boolean atOnce) {
+    this.stubs = stubs;
+    this.atOnce = atOnce;
+  }
+
+  /**
+   * Reads the Node, its host and, when {@code readsControlPlane}, the control plane's versions. At
+   * once, the run goes on when all three have ended, and a failure is thrown for the first of them in
+   * that order (the order a run reading one after the other meets them in). Throws the activities'
+   * failures.
+   */
+  Observed observe(NodeUpgradeRequest request, NodeRequest nodeRequest, boolean readsControlPlane) {
+    HostInspectRequest hostRequest = new HostInspectRequest(
+        request.hostAccess(), request.distribution(), request.node().role(), request.profile(), request.artifacts());
+    if (!atOnce) {
+      NodeState node = stubs.nodes(NodeActivitySummaries.inspectNode(request)).inspectNode(nodeRequest);
+      HostFacts host = stubs.hosts(NodeActivitySummaries.inspectHost(request)).inspectHost(hostRequest);
+      NodeVersions controlPlane = readsControlPlane
+          ? stubs.nodes(NodeActivitySummaries.controlPlaneVersions(request)).controlPlaneVersions(request.node().cluster())
+          : null;
+      return new Observed(node, host, controlPlane);
+    }
+    Promise<NodeState> node = Async.function(
+        stubs.nodes(NodeActivitySummaries.inspectNode(request))::inspectNode, nodeRequest);
+    Promise<HostFacts> host = Async.function(
+        stubs.hosts(NodeActivitySummaries.inspectHost(request))::inspectHost, hostRequest);
+    Promise<NodeVersions> controlPlane = readsControlPlane
+        ? Async.function(stubs.nodes(NodeActivitySummaries.controlPlaneVersions(request))::controlPlaneVersions,
+            request.node().cluster())
+        : Workflow.newPromise(null);
+    Workflow.await(() -> node.isCompleted() && host.isCompleted() && controlPlane.isCompleted());
+    return new Observed(node.get(), host.get(), controlPlane.get());
+  }
+}
