@@ -57,6 +57,13 @@ final class NodeChildren {
    */
   static final String PREPARE_AFTER_STAGED_CHANGE = "parent-prepares-after-staged";
 
+  /**
+   * Change ID: runs from this version on that prepare after staged start nodes prepared ahead with
+   * {@code reportStaged} too, and stage at most half their look-ahead at once ({@link NodeLoop}): the
+   * window's nodes keep the worker's CPU and link. Older runs prepare their whole look-ahead at once.
+   */
+  static final String PACED_PREPARATION_CHANGE = "parent-paces-preparation";
+
   private final String kind;
   private final ParentMachineMarks marks;
   private final NodeBook book;
@@ -68,6 +75,8 @@ final class NodeChildren {
   private final BooleanSupplier aheadAllowed;
   /** Whether this run prepares nodes ahead of their turn; set in begin. */
   private boolean preparesAhead;
+  /** Whether the nodes it prepares ahead say when they are staged, and only some stage at once; set in begin. */
+  private boolean pacesPreparation;
   /** Whether it prepares only once the nodes started with their turn have staged; set in begin. */
   private boolean preparesAfterStaged;
   /**
@@ -115,6 +124,8 @@ final class NodeChildren {
         && aheadAllowed.getAsBoolean();
     preparesAfterStaged =
         preparesAhead && Workflow.getVersion(PREPARE_AFTER_STAGED_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+    pacesPreparation =
+        preparesAfterStaged && Workflow.getVersion(PACED_PREPARATION_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
   }
 
   /**
@@ -133,6 +144,11 @@ final class NodeChildren {
     return preparesAhead;
   }
 
+  /** Whether this run paces the nodes it prepares ahead (see {@link #PACED_PREPARATION_CHANGE}). */
+  boolean pacesPreparation() {
+    return pacesPreparation;
+  }
+
   /**
    * Starts the node's thread; the caller has taken it off the book's queue and, in a run that
    * prepares ahead, given it its turn already or not.
@@ -141,6 +157,9 @@ final class NodeChildren {
     threads.started(machine.nodeName());
     // A node that starts with its turn runs as in a run that does not prepare ahead.
     if (preparesAhead && !threads.hasTurn(machine.nodeName())) {
+      if (pacesPreparation) { // before the loop looks again: the node stages until its child says it has
+        threads.awaitStaged(machine.nodeName());
+      }
       Async.procedure(() -> runNodeAhead(machine, childId));
     } else {
       boolean reportStaged = preparesAfterStaged;
@@ -182,7 +201,8 @@ final class NodeChildren {
         return;
       }
       book.note(node, "preparing ahead of its turn: NodeUpgrade " + childId);
-      NodeUpgradeRequest request = reportingEnd(requests.apply(machine).withAwaitPermit(true));
+      NodeUpgradeRequest request =
+          reportingEnd(requests.apply(machine).withAwaitPermit(true).withReportStaged(pacesPreparation));
       NodeUpgradeWorkflow child = child(machine, childId, request);
       List<Promise<NodeUpgradeResult>> upgrade = new ArrayList<>();
       CancellationScope scope = Workflow.newCancellationScope(() -> upgrade.add(Async.function(child::upgrade, request)));

@@ -275,14 +275,26 @@ final class NodeLoop {
   /**
    * Up to a window's worth of nodes beyond the window (at most {@link #MAX_PREPARED_AHEAD}) are
    * prepared ahead, once the nodes that started with their turn have staged
-   * ({@link NodeChildren#PREPARE_AFTER_STAGED_CHANGE}).
+   * ({@link NodeChildren#PREPARE_AFTER_STAGED_CHANGE}), and, in a run that paces them, while fewer
+   * than {@link #stagingAtOnce} of them are still staging.
    */
   private boolean mayPrepareMore() {
     return !stoppingForHistory
         && !held()
         && !threads.anyUnstaged()
+        && (!children.pacesPreparation() || threads.stagingAhead() < stagingAtOnce())
         && nextPendingIsFree()
         && threads.running() < rules.window() + lookAhead();
+  }
+
+  /**
+   * How many nodes prepared ahead stage at once in a run that paces them ({@link
+   * NodeChildren#PACED_PREPARATION_CHANGE}): half the look-ahead, rounded up. Measured on two cores
+   * (docs/benchmarks.md): with all five of a window of 5 staging at once, the window's own installs
+   * and restarts waited for the CPU; with three, the next node was still staged before its turn.
+   */
+  private int stagingAtOnce() {
+    return (lookAhead() + 1) / 2;
   }
 
   /**

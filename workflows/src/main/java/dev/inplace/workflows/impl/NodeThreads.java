@@ -101,8 +101,9 @@ final class NodeThreads {
   }
 
   /**
-   * The node started with its turn and its child will say when it is staged: until then (or until
-   * its thread ends) the loop prepares no node ahead, so the two uploads do not share the link.
+   * The node's child will say when it is staged. One started with its turn: until then (or until its
+   * thread ends) the loop prepares no node ahead, so the two uploads do not share the link. One
+   * prepared ahead: until then it counts in {@link #stagingAhead}.
    */
   void awaitStaged(String node) {
     unstaged.add(node);
@@ -115,9 +116,17 @@ final class NodeThreads {
     }
   }
 
-  /** Whether a node that started with its turn has not staged yet. */
+  /**
+   * Whether a node with its turn has not staged yet. (Before parent-paces-preparation only such nodes
+   * were waited for; since, nodes prepared ahead are too, and {@link #stagingAhead} counts them.)
+   */
   boolean anyUnstaged() {
-    return !unstaged.isEmpty();
+    return unstaged.stream().anyMatch(turns::contains);
+  }
+
+  /** How many nodes prepared ahead, without their turn, have not said they are staged. */
+  int stagingAhead() {
+    return (int) unstaged.stream().filter(node -> !turns.contains(node)).count();
   }
 
   boolean hasTurn(String node) {

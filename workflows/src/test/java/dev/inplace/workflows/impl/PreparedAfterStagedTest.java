@@ -39,7 +39,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Parents that prepare ahead prepare only once the nodes that started with their turn have staged
  * (parent-prepares-after-staged): at a run's start the window's first nodes stage alone, then the
- * next nodes are prepared while the first ones are upgraded. Sticky execution is off, so every
+ * next nodes are prepared while the first ones are upgraded, at most half the look-ahead staging at
+ * once (parent-paces-preparation). Sticky execution is off, so every
  * workflow task replays its run's whole history.
  */
 class PreparedAfterStagedTest {
@@ -101,7 +102,9 @@ class PreparedAfterStagedTest {
     assertTrue(script.stagedAt("cp-1") > 0, "cp-1 reported staging");
     assertTrue(script.preparedAt("cp-2") >= script.stagedAt("cp-1"),
         "cp-2 prepared at " + script.preparedAt("cp-2") + ", before cp-1 staged at " + script.stagedAt("cp-1"));
-    assertEquals(-1, script.stagedAt("cp-2"), "a node prepared ahead does not report staging");
+    assertTrue(script.stagedAt("cp-2") >= script.preparedAt("cp-2"),
+        "a node prepared ahead reports staging too (parent-paces-preparation)");
+    assertTrue(script.preparedAt("cp-3") >= script.stagedAt("cp-2"), "one control-plane node stages at a time");
   }
 
   @Test
@@ -124,6 +127,34 @@ class PreparedAfterStagedTest {
     assertTrue(script.preparedAt(POOL + "-3") >= script.stagedAt(POOL + "-2"));
   }
 
+  /**
+   * parent-paces-preparation: of a look-ahead of 4 (window 4), at most 2 nodes prepared ahead stage at
+   * once; the next starts when one of them has said it is staged.
+   */
+  @Test
+  void nodesPreparedAheadStageAtMostHalfTheLookAheadAtOnce(TestWorkflowEnvironment env, Worker worker) {
+    poolOf(12);
+    WorkersUpgradeWorkflow run = estate.start(env, worker, WorkersUpgradeWorkflow.class,
+        WorkflowIds.workersUpgrade("fleet", "edge-1", POOL, TO));
+
+    WorkersUpgradeResult result = upgradePool(run, "4");
+
+    assertEquals(12, result.upgraded());
+    assertEquals(4, script.maxConcurrent(), "the window still bounds disruption");
+    List<String> prepared = script.preparations();
+    assertEquals(8, prepared.size(), "every node after the first window was prepared ahead: " + prepared);
+    int most = 0;
+    for (String node : prepared) {
+      long at = script.preparedAt(node);
+      assertTrue(script.stagedAt(node) >= at, node + " reported staging");
+      int staging = (int) prepared.stream()
+          .filter(other -> script.preparedAt(other) <= at && at < script.stagedAt(other))
+          .count();
+      most = Math.max(most, staging);
+    }
+    assertEquals(2, most, "nodes prepared ahead staging at once");
+  }
+
   // ---- replay fixtures of the new path (recorded with -Dhistories.update=true) ------------------
 
   @Test
@@ -141,5 +172,22 @@ class PreparedAfterStagedTest {
   @EnabledIfSystemProperty(named = "histories.update", matches = "true")
   void recordControlPlanePreparedAfterStaged(TestWorkflowEnvironment env, Worker worker) {
     estate.recordHealthyControlPlaneRun(env, worker, "cp-upgrade-prepared-after-staged.json");
+  }
+
+  @Test
+  @EnabledIfSystemProperty(named = "histories.update", matches = "true")
+  void recordPoolPacedPreparation(TestWorkflowEnvironment env, Worker worker) {
+    String file = "workers-upgrade-paced-preparation.json";
+    HistoryFixtures.assumeNotRecorded(file);
+    poolOf(8);
+    WorkersUpgradeWorkflow run = estate.startFixtureRun(env, worker, WorkersUpgradeWorkflow.class, file);
+    assertEquals(8, upgradePool(run, "3").upgraded());
+    HistoryFixtures.recordUnderItsId(env, file);
+  }
+
+  @Test
+  @EnabledIfSystemProperty(named = "histories.update", matches = "true")
+  void recordControlPlanePacedPreparation(TestWorkflowEnvironment env, Worker worker) {
+    estate.recordHealthyControlPlaneRun(env, worker, "cp-upgrade-paced-preparation.json");
   }
 }

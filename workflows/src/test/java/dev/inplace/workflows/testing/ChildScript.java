@@ -135,7 +135,12 @@ public final class ChildScript {
     return new Outcome(stagingSeconds, null, null, null);
   }
 
-  /** When (workflow time) the child of {@code node}, started with its turn, last told its parent it had staged, or -1. */
+  /** A child prepared ahead and asked to report staging told its parent it had staged. */
+  void preparedAndStaged(String node, long millis) {
+    stagedAt.put(node, millis);
+  }
+
+  /** When (workflow time) the child of {@code node} last told its parent it had staged, or -1. */
   public long stagedAt(String node) {
     return stagedAt.getOrDefault(node, -1L);
   }

@@ -64,9 +64,8 @@ public class FakeNodeUpgrade implements NodeUpgradeWorkflow {
     String machine = request.node().machineName();
     String node = request.node().nodeName();
     if (request.awaitPermit()) {
-      prepare(machine, node);
-    }
-    if (request.reportStaged()) {
+      prepare(machine, node, request.reportStaged());
+    } else if (request.reportStaged()) {
       stage(machine, node);
     }
     long started = Workflow.currentTimeMillis();
@@ -121,8 +120,11 @@ public class FakeNodeUpgrade implements NodeUpgradeWorkflow {
             Fixtures.FROM, List.of()));
   }
 
-  /** Preparation: its scripted time or failure, then the wait for the permit. */
-  private void prepare(String machine, String node) {
+  /**
+   * Preparation: its scripted time or failure, then (asked to report staging) the report to its
+   * parent, then the wait for the permit, as the real saga stages, reports and waits.
+   */
+  private void prepare(String machine, String node, boolean reportStaged) {
     long now = Workflow.currentTimeMillis();
     ChildScript.Outcome preparation =
         Workflow.sideEffect(ChildScript.Outcome.class, () -> script.prepare(node, now));
@@ -133,6 +135,14 @@ public class FakeNodeUpgrade implements NodeUpgradeWorkflow {
         throw failedBeforeChange(machine, node, preparation);
       }
       progress = new NodeProgress(machine, node, NodePhase.UPGRADING, UpgradeStep.STAGE, List.of(), "prepared");
+      if (reportStaged) {
+        long staged = Workflow.currentTimeMillis();
+        Workflow.sideEffect(Boolean.class, () -> {
+          script.preparedAndStaged(node, staged);
+          return true;
+        });
+        StagedReport.toParent(node);
+      }
       Workflow.await(() -> permitted);
     } catch (CanceledFailure e) {
       Workflow.sideEffect(Boolean.class, () -> {
