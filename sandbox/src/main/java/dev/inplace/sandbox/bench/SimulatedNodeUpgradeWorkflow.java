@@ -16,7 +16,7 @@ import java.util.List;
  * the benchmark measures (the parent's scheduling, history size and continue-as-new) from SSH and
  * API-server speed. A child asked to wait for its parent's permit (a parent that prepares ahead)
  * prepares in no time, waits for the permit, then takes its time; one asked to report staging
- * tells its parent at once. Never registered by the product's worker.
+ * tells its parent at once (before a permit it waits for). Never registered by the product's worker.
  */
 public class SimulatedNodeUpgradeWorkflow implements NodeUpgradeWorkflow {
   private final Duration perNode;
@@ -37,12 +37,13 @@ public class SimulatedNodeUpgradeWorkflow implements NodeUpgradeWorkflow {
   private NodeUpgradeResult run(NodeUpgradeRequest request) {
     node = request.node().nodeName();
     phase = NodePhase.UPGRADING;
+    if (request.reportStaged()) {
+      // Stages in no time too; tells the parent as the real saga does (before a permit it waits
+      // for), without waiting for the signal to land.
+      StagedReport.toParent(node);
+    }
     if (request.awaitPermit()) {
       Workflow.await(() -> permitted);
-    }
-    if (request.reportStaged()) {
-      // Stages in no time too; tells the parent as the real saga does, without waiting for it.
-      StagedReport.toParent(node);
     }
     Workflow.sleep(perNode);
     phase = NodePhase.UPGRADED;
