@@ -160,11 +160,15 @@ class PreparedAfterStagedTest {
   @Test
   @EnabledIfSystemProperty(named = "histories.update", matches = "true")
   void recordPoolPreparedAfterStaged(TestWorkflowEnvironment env, Worker worker) {
-    String file = "workers-upgrade-prepared-after-staged.json";
+    recordPoolRun(env, worker, "workers-upgrade-prepared-after-staged.json", 4, "2");
+  }
+
+  /** Records a healthy pool of {@code size} upgraded with {@code window}, under the fixture's own ID. */
+  private void recordPoolRun(TestWorkflowEnvironment env, Worker worker, String file, int size, String window) {
     HistoryFixtures.assumeNotRecorded(file);
-    poolOf(4);
+    poolOf(size);
     WorkersUpgradeWorkflow run = estate.startFixtureRun(env, worker, WorkersUpgradeWorkflow.class, file);
-    assertEquals(4, upgradePool(run, "2").upgraded());
+    assertEquals(size, upgradePool(run, window).upgraded());
     HistoryFixtures.recordUnderItsId(env, file);
   }
 
@@ -177,12 +181,7 @@ class PreparedAfterStagedTest {
   @Test
   @EnabledIfSystemProperty(named = "histories.update", matches = "true")
   void recordPoolPacedPreparation(TestWorkflowEnvironment env, Worker worker) {
-    String file = "workers-upgrade-paced-preparation.json";
-    HistoryFixtures.assumeNotRecorded(file);
-    poolOf(8);
-    WorkersUpgradeWorkflow run = estate.startFixtureRun(env, worker, WorkersUpgradeWorkflow.class, file);
-    assertEquals(8, upgradePool(run, "3").upgraded());
-    HistoryFixtures.recordUnderItsId(env, file);
+    recordPoolRun(env, worker, "workers-upgrade-paced-preparation.json", 8, "3");
   }
 
   @Test
