@@ -214,7 +214,7 @@ public class ControlPlaneUpgradeWorkflowImpl implements ControlPlaneUpgradeWorkf
         .filter(m -> !needsNoHostCheck(m, byName.get(m.nodeName()).kubeletVersion()))
         .toList();
     hostChecks.check(toInspect, requests, byName, template(), versions);
-    status.warnAboutBudgets(nodes, cluster());
+    status.warnAboutBudgets(() -> nodes.listBlockingBudgets(cluster()));
 
     book.load(controlPlanes, List.of(), java.util.Set.of());
     for (MachineInfo m : controlPlanes) {

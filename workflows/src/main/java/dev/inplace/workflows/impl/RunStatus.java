@@ -1,7 +1,6 @@
 package dev.inplace.workflows.impl;
 
 import dev.inplace.workflows.api.ClusterRef;
-import dev.inplace.workflows.api.NodeActivities;
 import dev.inplace.workflows.api.NodeActivities.BudgetReport;
 import dev.inplace.workflows.api.NodeStatus;
 import dev.inplace.workflows.api.NodeUpgradeTemplate;
@@ -100,9 +99,9 @@ final class RunStatus {
   }
 
   /** Budgets that allow no disruption now are a warning, never a refusal; so is failing to list them. */
-  void warnAboutBudgets(NodeActivities nodes, ClusterRef cluster) {
+  void warnAboutBudgets(Supplier<BudgetReport> blockingBudgets) {
     try {
-      BudgetReport report = nodes.listBlockingBudgets(cluster);
+      BudgetReport report = blockingBudgets.get();
       ClusterPreflight.budgetWarning(report.blocking()).ifPresent(this::warn);
     } catch (ActivityFailure e) {
       Failures.rethrowIfCancelled(e);

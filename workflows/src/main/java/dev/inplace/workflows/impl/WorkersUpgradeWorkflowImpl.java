@@ -8,15 +8,11 @@ import dev.inplace.workflows.api.ClusterInventory.PoolInfo;
 import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.FailurePolicy;
 import dev.inplace.workflows.api.HostActivities;
-import dev.inplace.workflows.api.HostActivities.ArtifactCheckRequest;
 import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.MachineInfo;
 import dev.inplace.workflows.api.MaxUnavailable;
 import dev.inplace.workflows.api.NodeActivities;
 import dev.inplace.workflows.api.NodeEnd;
-import dev.inplace.workflows.api.NodeActivities.BudgetReport;
-import dev.inplace.workflows.api.NodeActivities.ControlPlaneCheckRequest;
-import dev.inplace.workflows.api.NodeActivities.ExpectedNode;
 import dev.inplace.workflows.api.NodeRole;
 import dev.inplace.workflows.api.NodeUpgradeRequest;
 import dev.inplace.workflows.api.NodeUpgradeTemplate;
@@ -79,15 +75,16 @@ public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
   private final HostActivities hosts =
       Workflow.newActivityStub(HostActivities.class, ActivityOptionsCatalog.hostStep(),
           Map.of("VerifyArtifacts", ActivityOptionsCatalog.artifactFetch()));
-  private final NodeActivities startGate =
-      Workflow.newActivityStub(
-          NodeActivities.class,
-          ActivityOptionsCatalog.controlPlaneHealth(ActivityOptionsCatalog.WORKERS_GATE_SECONDS));
 
   private final NodeBook book = new NodeBook();
   private final NodeThreads threads = new NodeThreads();
   private final PoolRules rules = new PoolRules(book);
   private final RunStatus status = new RunStatus(RunSearchAttributes.KIND_WORKERS, book, rules, threads);
+  private final PoolStartChecks startChecks = new PoolStartChecks(
+      Workflow.newActivityStub(
+          NodeActivities.class,
+          ActivityOptionsCatalog.controlPlaneHealth(ActivityOptionsCatalog.WORKERS_GATE_SECONDS)),
+      hosts, nodes, status);
   private final NodeChildren children = new NodeChildren(
       RunSearchAttributes.KIND_WORKERS, clusterApi, book, threads, m -> {}, this::requestFor, status::warn, () -> true);
   private final NodeLoop loop = new NodeLoop(book, threads, rules, status, children);
@@ -238,42 +235,13 @@ public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
         throw status.refuse(UpgradeFailures.INVALID_REQUEST, "Machine " + m.name() + ": " + e.getMessage());
       }
     }
-    requireControlPlaneAtTarget(RunOrder.controlPlanes(inventory));
-    ClusterPreflight.versionSkew(pool, target())
-        .ifPresent(why -> {
-          throw status.refuse(UpgradeFailures.UNSUPPORTED_VERSION_SKEW, why);
-        });
-    status.preflight("verifying the artifacts of " + target(), UpgradeFailures.ARTIFACT_UNAVAILABLE,
-        () -> hosts.verifyArtifacts(new ArtifactCheckRequest(template().artifacts())));
-    status.warnAboutBudgets(nodes, cluster());
+    startChecks.check(cluster(), target(), template(), RunOrder.controlPlanes(inventory), pool, versions);
 
     book.load(pool, List.of(), java.util.Set.of());
     for (MachineInfo m : pool) {
       if (RunOrder.atTarget(m, m.kubeletVersion(), target(), versions)) {
         book.alreadyAtTarget(m.nodeName(), target());
       }
-    }
-  }
-
-  /** A kubelet must never be newer than the apiserver: every control-plane node runs the target. */
-  private void requireControlPlaneAtTarget(List<MachineInfo> controlPlanes) {
-    ClusterPreflight.controlPlaneBehind(controlPlanes, target(), versions)
-        .ifPresent(why -> {
-          throw status.refuse(UpgradeFailures.UNSUPPORTED_VERSION_SKEW, why);
-        });
-    try {
-      startGate.awaitControlPlaneHealthy(
-          new ControlPlaneCheckRequest(
-              cluster(),
-              controlPlanes.stream().map(m -> new ExpectedNode(m.nodeName(), target())).toList(),
-              template().distribution().reportsEtcdVoterCondition(),
-              ActivityOptionsCatalog.WORKERS_GATE_SECONDS));
-    } catch (ActivityFailure e) {
-      Failures.rethrowIfCancelled(e);
-      String type = Failures.typeOf(e, UpgradeFailures.CONTROL_PLANE_UNHEALTHY);
-      throw status.refuse(
-          UpgradeFailures.CONTROL_PLANE_UNHEALTHY.equals(type) ? UpgradeFailures.UNSUPPORTED_VERSION_SKEW : type,
-          "control plane not at " + target() + ": " + Failures.describe(e));
     }
   }
 

@@ -101,6 +101,32 @@ class ParentPathHistoriesTest {
     HistoryFixtures.record(env, id, null, file);
   }
 
+  /**
+   * Start checks read at once (workers-start-checks-at-once): a pool upgraded, and a pool refused by
+   * its health gate while the artifacts and budgets were read beside it.
+   */
+  @Test
+  @EnabledIfSystemProperty(named = "histories.update", matches = "true")
+  void recordWorkersStartChecksAtOnce(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    String upgraded = "workers-upgrade-start-checks-at-once.json";
+    String refused = "workers-upgrade-start-checks-at-once-gate-failed.json";
+    HistoryFixtures.assumeNotRecorded(upgraded, refused);
+    doAnswer(inv -> inventory(concat(controlPlanes(3, TO), workers(POOL, 3, FROM)))).when(capi).describeCluster(any());
+    WorkersUpgradeRequest request = new WorkersUpgradeRequest(
+        Fixtures.CLUSTER, POOL, ParentFixtures.template(), "2", FailurePolicy.HALT, 0, 0, null, null);
+    WorkersUpgradeWorkflow run = estate.startFixtureRun(env, worker, WorkersUpgradeWorkflow.class, upgraded);
+    assertEquals(3, run.upgrade(request).upgraded());
+    HistoryFixtures.recordUnderItsId(env, upgraded);
+
+    when(nodes.awaitControlPlaneHealthy(any()))
+        .thenThrow(UpgradeFailures.nonRetryable(UpgradeFailures.CONTROL_PLANE_UNHEALTHY, "cp-2 not Ready"));
+    WorkersUpgradeWorkflow gated = env.getWorkflowClient().newWorkflowStub(WorkersUpgradeWorkflow.class,
+        io.temporal.client.WorkflowOptions.newBuilder().setWorkflowId(HistoryFixtures.idOf(refused))
+            .setTaskQueue(worker.getTaskQueue()).build());
+    assertThrows(WorkflowFailedException.class, () -> gated.upgrade(request));
+    HistoryFixtures.recordUnderItsId(env, refused);
+  }
+
   /** A pool cancelled with two nodes in flight: both children put back, both Machines unmarked. */
   @Test
   @EnabledIfSystemProperty(named = "histories.update", matches = "true")

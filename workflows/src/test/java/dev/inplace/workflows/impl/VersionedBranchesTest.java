@@ -52,6 +52,7 @@ class VersionedBranchesTest {
       new Change(NodeUpgradeWorkflowImpl.PREFLIGHT_READS_AT_ONCE_CHANGE, 1, List.of("node-upgrade-")),
       new Change(ChildEnds.END_ON_REPORT_CHANGE, 1, List.of("workers-upgrade-")),
       new Change(NodeChildren.PACED_PREPARATION_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
+      new Change(PoolStartChecks.READS_AT_ONCE_CHANGE, 1, List.of("workers-upgrade-")),
       // Asked only when a node's earlier thread is still alive, which only a run without nodes
       // prepared ahead meets there (a WorkersUpgrade run from parent-prepares-ahead on always prepares ahead).
       new Change(NodeLoop.START_AFTER_OLD_THREAD_CHANGE, 1, List.of("cp-upgrade-")));

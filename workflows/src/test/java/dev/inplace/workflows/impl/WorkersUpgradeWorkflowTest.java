@@ -326,6 +326,40 @@ class WorkersUpgradeWorkflowTest {
   }
 
   @Test
+  void theStartChecksReadTheGateTheArtifactsAndTheBudgetsAtOnce(TestWorkflowEnvironment env, Worker worker) {
+    java.util.concurrent.CountDownLatch othersStarted = new java.util.concurrent.CountDownLatch(2);
+    when(hosts.verifyArtifacts(any())).thenAnswer(i -> {
+      othersStarted.countDown();
+      return new ArtifactCheckResult(List.of("k3s", "k3s-airgap-images"));
+    });
+    when(nodes.listBlockingBudgets(any())).thenAnswer(i -> {
+      othersStarted.countDown();
+      return new BudgetReport(List.of());
+    });
+    when(nodes.awaitControlPlaneHealthy(any())).thenAnswer(i -> {
+      if (!othersStarted.await(20, TimeUnit.SECONDS)) {
+        throw UpgradeFailures.nonRetryable(UpgradeFailures.CONTROL_PLANE_UNHEALTHY, "the gate ran alone");
+      }
+      return new ControlPlaneHealth(true, List.of("cp-1", "cp-2", "cp-3"));
+    });
+
+    assertEquals(6, start(env, worker).upgrade(request("2")).upgraded());
+  }
+
+  @Test
+  void whenTheGateAndTheArtifactsBothFailTheGatesRefusalIsReported(TestWorkflowEnvironment env, Worker worker) {
+    doThrow(UpgradeFailures.nonRetryable(UpgradeFailures.CONTROL_PLANE_UNHEALTHY, "cp-2 kubelet " + FROM + ", expected " + TO))
+        .when(nodes).awaitControlPlaneHealthy(any());
+    when(hosts.verifyArtifacts(any()))
+        .thenThrow(UpgradeFailures.nonRetryable(UpgradeFailures.ARTIFACT_UNAVAILABLE, "k3s: 404 Not Found"));
+
+    WorkflowFailedException e = assertThrows(WorkflowFailedException.class, () -> start(env, worker).upgrade(request("2")));
+
+    assertRefused(e, UpgradeFailures.UNSUPPORTED_VERSION_SKEW, "control plane not at " + TO + ": cp-2 kubelet");
+    verify(capi, never()).markMachineUpgrading(any());
+  }
+
+  @Test
   void refusesAnUnknownMachineDeploymentNamingTheOnesThatExist(TestWorkflowEnvironment env, Worker worker) {
     WorkersUpgradeRequest wrong = new WorkersUpgradeRequest(
         Fixtures.CLUSTER, "worker-z", ParentFixtures.template(), "1", FailurePolicy.HALT, 0, 0, null, null);
