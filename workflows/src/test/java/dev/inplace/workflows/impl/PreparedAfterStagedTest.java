@@ -61,6 +61,15 @@ class PreparedAfterStagedTest {
         Fixtures.CLUSTER, POOL, ParentFixtures.template(), window, FailurePolicy.HALT, 0, 0, null, null));
   }
 
+  /** Upgrades a pool of {@code size} with a window of {@code window}: every node, never more than the window at once. */
+  private void upgradeAll(TestWorkflowEnvironment env, Worker worker, int size, int window) {
+    poolOf(size);
+    WorkersUpgradeWorkflow run = estate.start(env, worker, WorkersUpgradeWorkflow.class,
+        WorkflowIds.workersUpgrade("fleet", "edge-1", POOL, TO));
+    assertEquals(size, upgradePool(run, String.valueOf(window)).upgraded());
+    assertEquals(window, script.maxConcurrent(), "the window still bounds disruption");
+  }
+
   private void poolOf(int size) {
     doAnswer(inv -> inventory(concat(controlPlanes(3, TO), workers(POOL, size, FROM))))
         .when(estate.capi).describeCluster(any());
@@ -69,14 +78,8 @@ class PreparedAfterStagedTest {
   @Test
   void theWindowsFirstNodesStageAloneThenTheNextArePreparedWhileTheyAreUpgraded(
       TestWorkflowEnvironment env, Worker worker) {
-    poolOf(6);
-    WorkersUpgradeWorkflow run = estate.start(env, worker, WorkersUpgradeWorkflow.class,
-        WorkflowIds.workersUpgrade("fleet", "edge-1", POOL, TO));
+    upgradeAll(env, worker, 6, 2);
 
-    WorkersUpgradeResult result = upgradePool(run, "2");
-
-    assertEquals(6, result.upgraded());
-    assertEquals(2, script.maxConcurrent(), "the window still bounds disruption");
     long firstStaged = Math.max(script.stagedAt(POOL + "-1"), script.stagedAt(POOL + "-2"));
     assertTrue(script.stagedAt(POOL + "-1") > 0 && script.stagedAt(POOL + "-2") > 0, "both first nodes reported staging");
     // Nodes prepared in the same workflow task start their children in either order.
@@ -133,14 +136,8 @@ class PreparedAfterStagedTest {
    */
   @Test
   void nodesPreparedAheadStageAtMostHalfTheLookAheadAtOnce(TestWorkflowEnvironment env, Worker worker) {
-    poolOf(12);
-    WorkersUpgradeWorkflow run = estate.start(env, worker, WorkersUpgradeWorkflow.class,
-        WorkflowIds.workersUpgrade("fleet", "edge-1", POOL, TO));
+    upgradeAll(env, worker, 12, 4);
 
-    WorkersUpgradeResult result = upgradePool(run, "4");
-
-    assertEquals(12, result.upgraded());
-    assertEquals(4, script.maxConcurrent(), "the window still bounds disruption");
     List<String> prepared = script.preparations();
     assertEquals(8, prepared.size(), "every node after the first window was prepared ahead: " + prepared);
     int most = 0;
