@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.Watcher;
 import io.temporal.activity.ActivityExecutionContext;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -78,7 +79,8 @@ final class NodeDrain {
       changes = signal;
       // A pod leaving the node (an eviction's pod terminated) ends the wait at once.
       changes.<Pod>watch("pods on " + what,
-          w -> client.pods().inAnyNamespace().withField("spec.nodeName", nodeName).watch(w));
+          w -> client.pods().inAnyNamespace().withField("spec.nodeName", nodeName).watch(w),
+          (action, pod) -> action == Watcher.Action.DELETED);
       return drain();
     } finally {
       changes = null;
@@ -222,9 +224,21 @@ final class NodeDrain {
   private void wakeOnBudget(String namespace, PodDisruptionBudget pdb) {
     String name = pdb.getMetadata().getName();
     changes.<Pod>watch("pods of PodDisruptionBudget " + namespace + "/" + name,
-        w -> client.pods().inNamespace(namespace).withLabelSelector(pdb.getSpec().getSelector()).watch(w));
+        w -> client.pods().inNamespace(namespace).withLabelSelector(pdb.getSpec().getSelector()).watch(w),
+        (action, pod) -> action != Watcher.Action.DELETED && healthy(pod));
     changes.<PodDisruptionBudget>watch("PodDisruptionBudget " + namespace + "/" + name,
-        w -> client.policy().v1().podDisruptionBudget().inNamespace(namespace).withName(name).watch(w));
+        w -> client.policy().v1().podDisruptionBudget().inNamespace(namespace).withName(name).watch(w),
+        (action, budget) -> budget.getStatus() != null && budget.getStatus().getDisruptionsAllowed() != null
+            && budget.getStatus().getDisruptionsAllowed() > 0);
+  }
+
+  /** Running, Ready and not terminating: a pod that counts toward its budget's healthy pods. */
+  private static boolean healthy(Pod pod) {
+    return pod.getMetadata() != null && pod.getMetadata().getDeletionTimestamp() == null
+        && pod.getStatus() != null && "Running".equals(pod.getStatus().getPhase())
+        && pod.getStatus().getConditions() != null
+        && pod.getStatus().getConditions().stream()
+            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
   }
 
   private static List<PendingPod> pending(DrainPlan plan, Map<String, Blocker> blockedBy) {

@@ -6,7 +6,9 @@ import java.time.Duration;
  * The waits of one observe-act loop (drain, await a node): short at first, since the state usually
  * changes within moments of the loop's own action (an eviction, a restart), then growing by half
  * each time up to {@code max}, so a long wait costs the API server no more than a fixed poll at
- * {@code max} would. Not thread-safe: one per loop.
+ * {@code max} would, plus one look per change the loop waits for when a {@link ChangeSignal} wakes
+ * it (the drain never looks sooner than {@link #FIRST} after its last look). Not thread-safe: one
+ * per loop.
  */
 final class PollBackoff {
   static final Duration FIRST = Duration.ofMillis(50);

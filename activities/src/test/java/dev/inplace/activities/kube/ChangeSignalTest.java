@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
@@ -44,6 +45,44 @@ class ChangeSignalTest {
         assertTrue(signal.await(30_000), "the change, not the 30 s, ended the wait");
         ready.get(5, TimeUnit.SECONDS);
       }
+    } finally {
+      server.destroy();
+    }
+  }
+
+  @Test
+  void onlyTheEventsASourceAcceptsEndTheWaitAndEachSourceCanEndIt() throws Exception {
+    KubernetesMockServer server =
+        new KubernetesMockServer(
+            new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+    server.init();
+    try (KubernetesClient client = server.createClient();
+        ChangeSignal signal = new ChangeSignal()) {
+      client.nodes().resource(KubeFixtures.node("w1", true, "v1.30.5+k3s1")).create();
+      client.nodes().resource(KubeFixtures.node("w2", true, "v1.30.5+k3s1")).create();
+      signal.<Node>watch("node w1", w -> client.nodes().withName("w1").watch(w),
+          (action, node) -> action == Watcher.Action.DELETED);
+      signal.<Node>watch("node w2", w -> client.nodes().withName("w2").watch(w), (action, node) -> true);
+      assertTrue(signal.await(30_000), "the watches' start wakes the wait");
+      while (signal.await(500)) {
+        // both watches starting, and w2 as it is when its watch starts
+      }
+
+      client.nodes().withName("w1").edit(n -> {
+        n.getMetadata().getLabels().put("touched", "yes");
+        return n;
+      });
+      assertFalse(signal.await(1_000), "a change w1's source does not accept ended the wait");
+      client.nodes().withName("w1").delete();
+      assertTrue(signal.await(30_000), "w1's deletion ended the wait");
+      while (signal.await(300)) {
+        // nothing else is awaited from w1
+      }
+      client.nodes().withName("w2").edit(n -> {
+        n.getMetadata().getLabels().put("touched", "yes");
+        return n;
+      });
+      assertTrue(signal.await(30_000), "any change of w2 ends the wait");
     } finally {
       server.destroy();
     }

@@ -30,9 +30,10 @@ final class NodePreflightReads {
 
   /**
    * Reads the Node, its host and, when {@code readsControlPlane}, the control plane's versions. At
-   * once, the run goes on when all three have ended, and a failure is thrown for the first of them in
-   * that order (the order a run reading one after the other meets them in). Throws the activities'
-   * failures.
+   * once, they are judged in that order as their results come (the order a run reading one after the
+   * other meets them in): a failure is thrown as soon as it and the reads before it are known, without
+   * waiting for the later reads, which change nothing (a missing Node is reported at once, not after
+   * the retries of an unreachable host). Throws the activities' failures.
    */
   Observed observe(NodeUpgradeRequest request, NodeRequest nodeRequest, boolean readsControlPlane) {
     HostInspectRequest hostRequest = new HostInspectRequest(
@@ -53,7 +54,8 @@ final class NodePreflightReads {
         ? Async.function(stubs.nodes(NodeActivitySummaries.controlPlaneVersions(request))::controlPlaneVersions,
             request.node().cluster())
         : Workflow.newPromise(null);
-    Workflow.await(() -> node.isCompleted() && host.isCompleted() && controlPlane.isCompleted());
-    return new Observed(node.get(), host.get(), controlPlane.get());
+    NodeState observedNode = node.get();
+    HostFacts observedHost = host.get();
+    return new Observed(observedNode, observedHost, controlPlane.get());
   }
 }

@@ -22,7 +22,7 @@ final class NodeThreads {
   private final Set<String> unmarking = new LinkedHashSet<>();
   /** Running nodes that hold a turn (a run that prepares ahead); the others wait for one. */
   private final Set<String> turns = new LinkedHashSet<>();
-  /** Running nodes started with their turn whose child has not yet said it is staged (see {@link #awaitStaged}). */
+  /** Running nodes whose child has not yet said it is staged (see {@link #awaitStaged}): started with their turn or, in a run that paces preparation, prepared ahead. */
   private final Set<String> unstaged = new LinkedHashSet<>();
   /**
    * Running nodes whose thread only waits for its child, which holds its turn (a run that hands its

@@ -31,9 +31,10 @@ import java.util.function.Supplier;
 final class PoolStartChecks {
   /**
    * Change ID: runs from this version on check the inventory first (control plane at the target,
-   * version skew), then run the three reads (the start gate, the artifacts, the budgets) at once and
-   * judge them in that order. Older runs read one after the other, with the version-skew check
-   * between the gate and the artifacts.
+   * version skew), then start the three reads (the start gate, the artifacts, the budgets) at once
+   * and judge them in that order as their results come: a refusal does not wait for the reads after
+   * it (the gate's does not wait for an artifact download). Older runs read one after the other, with
+   * the version-skew check between the gate and the artifacts.
    */
   static final String READS_AT_ONCE_CHANGE = "workers-start-checks-at-once";
 
@@ -74,7 +75,6 @@ final class PoolStartChecks {
     Promise<ControlPlaneHealth> healthy = Async.function(startGate::awaitControlPlaneHealthy, gate);
     Promise<ArtifactCheckResult> fetchable = Async.function(hosts::verifyArtifacts, artifacts);
     Promise<BudgetReport> budgets = Async.function(nodes::listBlockingBudgets, cluster);
-    Workflow.await(() -> healthy.isCompleted() && fetchable.isCompleted() && budgets.isCompleted());
     gatePasses(target, healthy::get);
     artifactsFetchable(target, fetchable::get);
     status.warnAboutBudgets(budgets::get);

@@ -288,6 +288,41 @@ class NodeUpgradeWorkflowTest {
   }
 
   @Test
+  void aFailedReadIsReportedWithoutWaitingForTheReadsAfterIt(TestWorkflowEnvironment env, Worker worker) {
+    when(nodes.inspectNode(any()))
+        .thenThrow(UpgradeFailures.nonRetryable(UpgradeFailures.NODE_NOT_FOUND, "node worker-1 not found"));
+    CountDownLatch release = new CountDownLatch(1);
+    when(hosts.inspectHost(any())).thenAnswer(i -> {
+      release.await(20, TimeUnit.SECONDS); // an unreachable host, still being tried
+      return Fixtures.hostWithOldRelease();
+    });
+    try {
+      WorkflowFailedException e = assertThrows(WorkflowFailedException.class, () -> start(env, worker).upgrade(request));
+
+      assertEquals(UpgradeStep.PREFLIGHT, nodeFailure(e, UpgradeFailures.NODE_NOT_FOUND).failedStep());
+      List<io.temporal.api.history.v1.HistoryEvent> events =
+          env.getWorkflowClient().fetchHistory(workflowId).getEvents();
+      long hostRead = events.stream()
+          .filter(event -> event.hasActivityTaskScheduledEventAttributes()
+              && "InspectHost".equals(event.getActivityTaskScheduledEventAttributes().getActivityType().getName()))
+          .findFirst().orElseThrow().getEventId();
+      List<Long> hostReadEnded = events.stream()
+          .filter(event -> (event.hasActivityTaskCompletedEventAttributes()
+                  && event.getActivityTaskCompletedEventAttributes().getScheduledEventId() == hostRead)
+              || (event.hasActivityTaskFailedEventAttributes()
+                  && event.getActivityTaskFailedEventAttributes().getScheduledEventId() == hostRead)
+              || (event.hasActivityTaskTimedOutEventAttributes()
+                  && event.getActivityTaskTimedOutEventAttributes().getScheduledEventId() == hostRead))
+          .map(io.temporal.api.history.v1.HistoryEvent::getEventId)
+          .toList();
+      assertEquals(List.of(), hostReadEnded, "the run failed only once the host's read had ended");
+      verify(nodes, never()).cordonNode(any());
+    } finally {
+      release.countDown();
+    }
+  }
+
+  @Test
   void aRunNotAskedToWaitNeverLooksForAPermit(TestWorkflowEnvironment env, Worker worker) {
     start(env, worker).upgrade(request);
 
