@@ -21,10 +21,7 @@ class ChangeSignalTest {
 
   @Test
   void aChangeToTheWatchedNodeEndsTheWaitBeforeItsTime() throws Exception {
-    KubernetesMockServer server =
-        new KubernetesMockServer(
-            new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
-    server.init();
+    KubernetesMockServer server = crudServer();
     try (KubernetesClient client = server.createClient()) {
       client.nodes().resource(KubeFixtures.node("w1", false, "v1.30.5+k3s1")).create();
       try (ChangeSignal signal =
@@ -52,10 +49,7 @@ class ChangeSignalTest {
 
   @Test
   void onlyTheEventsASourceAcceptsEndTheWaitAndEachSourceCanEndIt() throws Exception {
-    KubernetesMockServer server =
-        new KubernetesMockServer(
-            new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
-    server.init();
+    KubernetesMockServer server = crudServer();
     try (KubernetesClient client = server.createClient();
         ChangeSignal signal = new ChangeSignal()) {
       client.nodes().resource(KubeFixtures.node("w1", true, "v1.30.5+k3s1")).create();
@@ -68,20 +62,14 @@ class ChangeSignalTest {
         // both watches starting, and w2 as it is when its watch starts
       }
 
-      client.nodes().withName("w1").edit(n -> {
-        n.getMetadata().getLabels().put("touched", "yes");
-        return n;
-      });
+      touch(client, "w1");
       assertFalse(signal.await(1_000), "a change w1's source does not accept ended the wait");
       client.nodes().withName("w1").delete();
       assertTrue(signal.await(30_000), "w1's deletion ended the wait");
       while (signal.await(300)) {
         // nothing else is awaited from w1
       }
-      client.nodes().withName("w2").edit(n -> {
-        n.getMetadata().getLabels().put("touched", "yes");
-        return n;
-      });
+      touch(client, "w2");
       assertTrue(signal.await(30_000), "any change of w2 ends the wait");
     } finally {
       server.destroy();
@@ -114,6 +102,23 @@ class ChangeSignalTest {
     } finally {
       server.destroy();
     }
+  }
+
+  /** A mock API server in CRUD mode, over plain HTTP, with watches. */
+  private static KubernetesMockServer crudServer() {
+    KubernetesMockServer server =
+        new KubernetesMockServer(
+            new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+    server.init();
+    return server;
+  }
+
+  /** Changes a Node without changing what a wait on it looks for (a label). */
+  private static void touch(KubernetesClient client, String node) {
+    client.nodes().withName(node).edit(n -> {
+      n.getMetadata().getLabels().put("touched", "yes");
+      return n;
+    });
   }
 
   private static boolean watchWasAsked(KubernetesMockServer server) throws InterruptedException {

@@ -38,24 +38,20 @@ final class NodePreflightReads {
   Observed observe(NodeUpgradeRequest request, NodeRequest nodeRequest, boolean readsControlPlane) {
     HostInspectRequest hostRequest = new HostInspectRequest(
         request.hostAccess(), request.distribution(), request.node().role(), request.profile(), request.artifacts());
-    if (!atOnce) {
-      NodeState node = stubs.nodes(NodeActivitySummaries.inspectNode(request)).inspectNode(nodeRequest);
-      HostFacts host = stubs.hosts(NodeActivitySummaries.inspectHost(request)).inspectHost(hostRequest);
-      NodeVersions controlPlane = readsControlPlane
-          ? stubs.nodes(NodeActivitySummaries.controlPlaneVersions(request)).controlPlaneVersions(request.node().cluster())
-          : null;
-      return new Observed(node, host, controlPlane);
-    }
     Promise<NodeState> node = Async.function(
         stubs.nodes(NodeActivitySummaries.inspectNode(request))::inspectNode, nodeRequest);
+    if (!atOnce) {
+      node.get(); // runs before the change wait for each read before they start the next
+    }
     Promise<HostFacts> host = Async.function(
         stubs.hosts(NodeActivitySummaries.inspectHost(request))::inspectHost, hostRequest);
+    if (!atOnce) {
+      host.get();
+    }
     Promise<NodeVersions> controlPlane = readsControlPlane
         ? Async.function(stubs.nodes(NodeActivitySummaries.controlPlaneVersions(request))::controlPlaneVersions,
             request.node().cluster())
         : Workflow.newPromise(null);
-    NodeState observedNode = node.get();
-    HostFacts observedHost = host.get();
-    return new Observed(observedNode, observedHost, controlPlane.get());
+    return new Observed(node.get(), host.get(), controlPlane.get());
   }
 }
