@@ -3,10 +3,16 @@ package dev.inplace.app;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.management.HotSpotDiagnosticMXBean;
+import com.sun.management.VMOption;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -62,8 +68,39 @@ class DockerfileTest {
         .map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
     // quiet first: otherwise the JVM prints every compile command on stdout, before the CLI's own output.
     assertEquals("-XX:CompileCommand=quiet", options.get(0), options.toString());
-    assertTrue(options.contains("-XX:CompileCommand=CompileThresholdScaling,com.sun.crypto.provider.*::*,0.05"), options.toString());
   }
+
+  /** The four counts that send a method from C1 to C2. */
+  static final List<String> TIER4_THRESHOLDS =
+      List.of("Tier4InvocationThreshold", "Tier4MinInvocationThreshold", "Tier4CompileThreshold", "Tier4BackEdgeThreshold");
+
+  @Test
+  void cTwoWaitsForHotterCodeButCompilesTheCryptoProviderAtATwentiethOfTheJvmsDefaultCounts() throws IOException {
+    Map<String, String> flags = new HashMap<>();
+    String scaling = null;
+    for (String line : Files.readAllLines(javaOptions())) {
+      String option = line.strip();
+      if (option.startsWith("-XX:Tier4")) {
+        String[] nameValue = option.substring("-XX:".length()).split("=", 2);
+        flags.put(nameValue[0], nameValue[1]);
+      } else if (option.startsWith("-XX:CompileCommand=CompileThresholdScaling,com.sun.crypto.provider.*::*,")) {
+        scaling = option.substring(option.lastIndexOf(',') + 1);
+      }
+    }
+    assertEquals(Set.copyOf(TIER4_THRESHOLDS), flags.keySet(), "all four counts, scaled alike: " + flags);
+    HotSpotDiagnosticMXBean thisJvm = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+    for (String threshold : TIER4_THRESHOLDS) {
+      VMOption byDefault = thisJvm.getVMOption(threshold);
+      assertEquals(VMOption.Origin.DEFAULT, byDefault.getOrigin(), "the test JVM runs with the default " + threshold);
+      assertEquals(Long.parseLong(byDefault.getValue()) * TIER4_FACTOR, Long.parseLong(flags.get(threshold)), threshold);
+    }
+    assertTrue(scaling != null, "the crypto provider's scaling is set");
+    // The per-method scaling multiplies the thresholds above: AES-GCM reaches C2 as early as before.
+    assertEquals(0.05, Double.parseDouble(scaling) * TIER4_FACTOR, 0.0005, "crypto provider scaling " + scaling);
+  }
+
+  /** How many times the JVM's default counts a method waits before C2 compiles it (java.options). */
+  static final long TIER4_FACTOR = 30;
 
   @Test
   void theArtifactCacheIsTheOnlyWritableDirectoryTheImagePrepares() {

@@ -17,14 +17,17 @@ import java.util.stream.Stream;
  * the machine's busy and idle seconds. On a machine with little idle time the run is CPU-bound.
  * {@code workerJit}, {@code temporalJit} and {@code estateJit}: the part of each JVM's seconds its JIT
  * compiler threads used (HotSpot's {@code C1 CompilerThread*} and {@code C2 CompilerThread*}), what a
- * JVM in its first minutes spends on compiling rather than on the run's work.
+ * JVM in its first minutes spends on compiling rather than on the run's work. The JVM starts and stops
+ * compiler threads as its queue grows and shrinks, and a thread that ended between the two readings
+ * takes its ticks with it: the JIT's figures are what the compiler threads alive at the end used, a
+ * lower bound.
  */
 public record StackCpu(double worker, double workerJit, double temporal, double temporalJit, double estate,
     double estateJit, double hosts, double machineBusy, double machineIdle) {
 
-  /** The counters at one moment, in clock ticks. */
-  record Reading(long worker, long workerJit, long temporal, long temporalJit, long estate, long estateJit,
-      long hosts, long machineBusy, long machineIdle) {}
+  /** The counters at one moment, in clock ticks; each JVM's JIT by compiler thread ID. */
+  record Reading(long worker, Map<Long, Long> workerJit, long temporal, Map<Long, Long> temporalJit, long estate,
+      Map<Long, Long> estateJit, long hosts, long machineBusy, long machineIdle) {}
 
   /** Reads the counters now; a process gone or unreadable counts as nothing. */
   static Reading read(long workerPid, long temporalPid, long estatePid) {
@@ -39,32 +42,44 @@ public record StackCpu(double worker, double workerJit, double temporal, double 
   static StackCpu between(Reading before, Reading after, double ticksPerSecond) {
     return new StackCpu(
         seconds(after.worker() - before.worker(), ticksPerSecond),
-        seconds(after.workerJit() - before.workerJit(), ticksPerSecond),
+        seconds(ticksBetween(before.workerJit(), after.workerJit()), ticksPerSecond),
         seconds(after.temporal() - before.temporal(), ticksPerSecond),
-        seconds(after.temporalJit() - before.temporalJit(), ticksPerSecond),
+        seconds(ticksBetween(before.temporalJit(), after.temporalJit()), ticksPerSecond),
         seconds(after.estate() - before.estate(), ticksPerSecond),
-        seconds(after.estateJit() - before.estateJit(), ticksPerSecond),
+        seconds(ticksBetween(before.estateJit(), after.estateJit()), ticksPerSecond),
         seconds(after.hosts() - before.hosts(), ticksPerSecond),
         seconds(after.machineBusy() - before.machineBusy(), ticksPerSecond),
         seconds(after.machineIdle() - before.machineIdle(), ticksPerSecond));
   }
 
   /**
-   * Ticks (utime + stime) of the JIT compiler threads among a process's threads, given as their
-   * {@code /proc/PID/task/TID/stat} lines. Linux keeps 15 characters of a thread's name: HotSpot's
-   * {@code C2 CompilerThread0} reads {@code C2 CompilerThre}. The compiler threads live as long as the
-   * JVM (on two CPUs one of each), so two readings' difference is what they used in between.
+   * What the threads alive at {@code after} used since {@code before}, by thread ID: a thread started
+   * in between counts from zero, a thread that ended in between is not in {@code after} (and would
+   * otherwise make the difference of two sums negative).
    */
-  static long jitTicks(List<String> taskStats) {
+  static long ticksBetween(Map<Long, Long> before, Map<Long, Long> after) {
     long total = 0;
+    for (Map.Entry<Long, Long> thread : after.entrySet()) {
+      total += Math.max(0, thread.getValue() - before.getOrDefault(thread.getKey(), 0L));
+    }
+    return total;
+  }
+
+  /**
+   * Ticks (utime + stime) of the JIT compiler threads among a process's threads, by thread ID, given
+   * as their {@code /proc/PID/task/TID/stat} lines. Linux keeps 15 characters of a thread's name:
+   * HotSpot's {@code C2 CompilerThread0} reads {@code C2 CompilerThre}.
+   */
+  static Map<Long, Long> jitTicks(List<String> taskStats) {
+    Map<Long, Long> threads = new HashMap<>();
     for (String stat : taskStats) {
       String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) {
         long[] f = statFields(stat);
-        total += f[1] + f[2];
+        threads.put(Long.parseLong(stat.substring(0, stat.indexOf(' '))), f[1] + f[2]);
       }
     }
-    return total;
+    return threads;
   }
 
   /** The {@code stat} lines of a process's threads; none for a process gone or unreadable. */

@@ -49,17 +49,25 @@ class StackCpuTest {
         "102 (C1 CompilerThre) S 1 100 100 0 -1 0 0 0 0 0 70 5 0 0 20 0 30 0 100 0 0",
         "103 (C2 Compiler) S 1 100 100 0 -1 0 0 0 0 0 9 9 0 0 20 0 30 0 100 0 0", // a thread merely named like one
         "104 (sshj (C2 x)) S 1 100 100 0 -1 0 0 0 0 0 9 9 0 0 20 0 30 0 100 0 0");
-    assertEquals(320 + 75, StackCpu.jitTicks(tasks));
-    assertEquals(0, StackCpu.jitTicks(List.of()));
+    assertEquals(Map.of(101L, 320L, 102L, 75L), StackCpu.jitTicks(tasks));
+    assertEquals(Map.of(), StackCpu.jitTicks(List.of()));
+  }
+
+  @Test
+  void aCompilerThreadThatEndsBetweenTwoReadingsTakesItsTicksWithItAndANewOneCountsFromZero() {
+    Map<Long, Long> before = Map.of(101L, 300L, 102L, 70L, 103L, 90L);
+    Map<Long, Long> after = Map.of(101L, 340L, 102L, 70L, 104L, 15L); // 103 stopped, 104 started
+    assertEquals(40 + 0 + 15, StackCpu.ticksBetween(before, after));
   }
 
   @Test
   void aReadingOfThisJvmFindsItsCompilerThreadsWithinItsOwnTicks() throws Exception {
     long self = ProcessHandle.current().pid();
     StackCpu.Reading reading = StackCpu.read(self, -1, -1);
-    assertTrue(reading.workerJit() > 0, "this JVM has compiled something by now: " + reading);
-    assertTrue(reading.workerJit() <= reading.worker(), reading.toString());
-    assertEquals(0, reading.temporalJit(), "no such process: nothing");
+    long jit = StackCpu.ticksBetween(Map.of(), reading.workerJit());
+    assertTrue(jit > 0, "this JVM has compiled something by now: " + reading);
+    assertTrue(jit <= reading.worker(), reading.toString());
+    assertEquals(Map.of(), reading.temporalJit(), "no such process: nothing");
   }
 
   @Test
