@@ -431,6 +431,12 @@ class BadInputCampaignTest {
                     "bootstrapConfig":{"kind":"KThreesConfig","spec":{}}}}""".formatted(name, namespace, version);
   }
 
+  /** A request of {@code hook} with CAPI's envelope (apiVersion, kind) around {@code fields}. */
+  private static String hookRequest(String hook, String fields) {
+    return "{\"apiVersion\":\"hooks.runtime.cluster.x-k8s.io/v1alpha1\",\"kind\":\"" + hook + "Request\","
+        + fields + "}";
+  }
+
   private static void hookCase(List<Case> cases, String name, String path, String body, String expected) {
     cases.add(new Case("hook", name, () -> { }, () -> post(path, body, true, "POST"), expected));
   }
@@ -439,7 +445,11 @@ class BadInputCampaignTest {
     String update = "updatemachine/update-machine";
     hookCase(cases, "UpdateMachine for a namespace not opted in", update, updateMachine("kube-system", "m", TARGET),
         "Failure: namespace kube-system is not opted in to in-place updates");
-    hookCase(cases, "UpdateMachine without desired.machine", update, "{\"desired\":{}}", "desired.machine is required");
+    hookCase(cases, "UpdateMachine without desired.machine", update, hookRequest("UpdateMachine", "\"desired\":{}"),
+        "desired.machine is required");
+    hookCase(cases, "UpdateMachine without CAPI's kind and apiVersion", update,
+        updateMachine(NS, "m", TARGET).replace("\"apiVersion\":\"hooks.runtime.cluster.x-k8s.io/v1alpha1\",\"kind\":\"UpdateMachineRequest\",", ""),
+        "Failure: expected kind UpdateMachineRequest, got none");
     hookCase(cases, "UpdateMachine with a command as version", update, updateMachine(NS, "m", "v1.31.2;reboot"),
         "is not a Kubernetes version");
     hookCase(cases, "UpdateMachine for an unknown Machine", update, updateMachine(NS, "ghost", TARGET),
@@ -453,7 +463,7 @@ class BadInputCampaignTest {
         "Failure: ");
     hookCase(cases, "an unknown hook", "beforeclusterdelete/evil", "{}", "404 ");
     hookCase(cases, "UpdateMachine without a namespace", update,
-        "{\"desired\":{\"machine\":{\"metadata\":{\"name\":\"m\"},\"spec\":{\"version\":\"" + TARGET + "\"}}}}",
+        hookRequest("UpdateMachine", "\"desired\":{\"machine\":{\"metadata\":{\"name\":\"m\"},\"spec\":{\"version\":\"" + TARGET + "\"}}}"),
         "desired.machine.metadata.namespace is required");
     hookCase(cases, "UpdateMachine with a mistyped setting", update,
         updateMachine(NS, "m", TARGET).replaceFirst("\\{", "{\"settings\":{\"readyTimeout\":\"900\"},"),

@@ -246,13 +246,17 @@ public final class HookServer implements AutoCloseable {
     if (request == null || !request.isObject()) {
       return Hooks.failure(endpoint.hook(), "request body must be a JSON object");
     }
+    // CAPI's runtime client sets both on every request, DiscoveryRequest too: a body without them is
+    // not from CAPI, and is refused before any handler reads it.
     String kind = request.path("kind").asText("");
-    if (!kind.isEmpty() && !kind.equals(endpoint.hook() + "Request")) {
-      return Hooks.failure(endpoint.hook(), "expected kind " + endpoint.hook() + "Request, got " + shorten(kind));
+    if (!kind.equals(endpoint.hook() + "Request")) {
+      return Hooks.failure(endpoint.hook(), "expected kind " + endpoint.hook() + "Request, got "
+          + (kind.isEmpty() ? "none" : shorten(kind)));
     }
     String apiVersion = request.path("apiVersion").asText("");
-    if (!apiVersion.isEmpty() && !apiVersion.equals(Hooks.API_VERSION)) {
-      return Hooks.failure(endpoint.hook(), "expected apiVersion " + Hooks.API_VERSION + ", got " + shorten(apiVersion));
+    if (!apiVersion.equals(Hooks.API_VERSION)) {
+      return Hooks.failure(endpoint.hook(), "expected apiVersion " + Hooks.API_VERSION + ", got "
+          + (apiVersion.isEmpty() ? "none" : shorten(apiVersion)));
     }
     Future<ObjectNode> result;
     try {

@@ -74,7 +74,7 @@ class ExtensionTlsReloadTest {
         .connectTimeout(Duration.ofSeconds(5)).build();
     HttpResponse<String> response = client.send(
         HttpRequest.newBuilder(URI.create("https://localhost:" + server.port() + DISCOVERY))
-            .POST(HttpRequest.BodyPublishers.ofString("{}")).timeout(Duration.ofSeconds(10)).build(),
+            .POST(HttpRequest.BodyPublishers.ofString(HookServerTest.request("Discovery", ""))).timeout(Duration.ofSeconds(10)).build(),
         HttpResponse.BodyHandlers.ofString());
     assertEquals(200, response.statusCode());
     Certificate leaf = response.sslSession().orElseThrow().getPeerCertificates()[0];

@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
@@ -35,6 +36,14 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(60)
 class HookServerTest {
   private static final String ROOT = "/hooks.runtime.cluster.x-k8s.io/v1alpha1/";
+
+  /** A request of {@code hook} as CAPI's runtime client sends it: apiVersion and kind, then {@code fields}. */
+  static String request(String hook, String fields) {
+    return "{\"apiVersion\":\"" + Hooks.API_VERSION + "\",\"kind\":\"" + hook + "Request\""
+        + (fields.isEmpty() ? "" : "," + fields) + "}";
+  }
+
+  private static final String DISCOVERY = request("Discovery", "");
   /** The JDK server's request timeout is per JVM: every test server uses the same. */
   static final Duration READ_TIMEOUT = Duration.ofSeconds(2);
 
@@ -42,6 +51,7 @@ class HookServerTest {
   private HookServer server;
   private TestCertificates certs;
   private final AtomicReference<Duration> updateMachineDelay = new AtomicReference<>(Duration.ZERO);
+  private final AtomicInteger updateMachineCalls = new AtomicInteger();
 
   private void start(boolean requireClientCertificates, int maxBodyBytes) throws Exception {
     certs = TestCertificates.create(dir);
@@ -53,6 +63,7 @@ class HookServerTest {
             .withMaxBodyBytes(maxBodyBytes);
     server = HookServer.start(options, CanUpdateHook::canUpdateMachine, CanUpdateHook::canUpdateMachineSet,
         request -> {
+          updateMachineCalls.incrementAndGet();
           sleep(updateMachineDelay.get());
           ObjectNode o = Hooks.response(Hooks.UPDATE_MACHINE, Hooks.SUCCESS, "stub");
           o.put("retryAfterSeconds", 5);
@@ -121,25 +132,25 @@ class HookServerTest {
   @Test
   void aClientWithoutACertificateIsRefusedWhenTheCaIsConfigured() throws Exception {
     start(true, ExtensionOptions.DEFAULT_MAX_BODY_BYTES);
-    assertThrows(IOException.class, () -> post(ROOT + "discovery", "{}", false));
-    assertEquals("DiscoveryResponse", json(post(ROOT + "discovery", "{}", true)).get("kind").asText());
+    assertThrows(IOException.class, () -> post(ROOT + "discovery", DISCOVERY, false));
+    assertEquals("DiscoveryResponse", json(post(ROOT + "discovery", DISCOVERY, true)).get("kind").asText());
   }
 
   @Test
   void aCertificateTheClientCaSignedForAnotherCallerIsRefusedUnlessItsNameIsListed() throws Exception {
     start(true, ExtensionOptions.DEFAULT_MAX_BODY_BYTES);
     SSLContext stranger = certs.clientContextAs("CN=tenant-app");
-    assertThrows(IOException.class, () -> post(ROOT + "discovery", "{}", stranger));
-    assertEquals("DiscoveryResponse", json(post(ROOT + "discovery", "{}", true)).get("kind").asText());
+    assertThrows(IOException.class, () -> post(ROOT + "discovery", DISCOVERY, stranger));
+    assertEquals("DiscoveryResponse", json(post(ROOT + "discovery", DISCOVERY, true)).get("kind").asText());
     SSLContext controlPlane = certs.clientContextAs("CN=capi-kubeadm-control-plane-controller-manager");
-    assertEquals("DiscoveryResponse", json(post(ROOT + "discovery", "{}", controlPlane)).get("kind").asText());
+    assertEquals("DiscoveryResponse", json(post(ROOT + "discovery", DISCOVERY, controlPlane)).get("kind").asText());
 
     server.close();
     server = HookServer.start(
         ExtensionOptions.loopback(certs.serverCert, certs.serverKey, certs.caCert).withClientNames(List.of("tenant-app")),
         CanUpdateHook::canUpdateMachine, CanUpdateHook::canUpdateMachineSet, request -> null);
-    assertEquals("DiscoveryResponse", json(post(ROOT + "discovery", "{}", stranger)).get("kind").asText());
-    assertThrows(IOException.class, () -> post(ROOT + "discovery", "{}", true), "the default names are replaced");
+    assertEquals("DiscoveryResponse", json(post(ROOT + "discovery", DISCOVERY, stranger)).get("kind").asText());
+    assertThrows(IOException.class, () -> post(ROOT + "discovery", DISCOVERY, true), "the default names are replaced");
   }
 
   @Test
@@ -165,14 +176,33 @@ class HookServerTest {
     assertFailure(post(path, "[".repeat(5000) + "]".repeat(5000)), "not valid JSON");
     assertFailure(post(path, "{\"kind\":\"CanUpdateMachineRequest\",\"kind\":\"x\"}"), "not valid JSON");
     assertFailure(post(path, "{\"kind\":\"UpdateMachineRequest\"}"), "expected kind CanUpdateMachineRequest");
-    assertFailure(post(path, "{\"apiVersion\":\"hooks.runtime.cluster.x-k8s.io/v1\"}"), "expected apiVersion");
-    assertFailure(post(path, "{\"kind\":\"CanUpdateMachineRequest\"}"), "current.machine is required");
-    assertFailure(post(ROOT + "canupdatemachineset/can-update-machineset", "{\"current\":{\"machineSet\":{}}}"),
-        "desired.machineSet is required");
-    assertFailure(post(path, "{\"settings\":[\"x\"],\"current\":{\"machine\":{}},\"desired\":{\"machine\":{}}}"),
+    assertFailure(post(path, "{\"kind\":\"CanUpdateMachineRequest\",\"apiVersion\":\"hooks.runtime.cluster.x-k8s.io/v1\"}"),
+        "expected apiVersion");
+    assertFailure(post(path, request("CanUpdateMachine", "")), "current.machine is required");
+    assertFailure(post(ROOT + "canupdatemachineset/can-update-machineset",
+        request("CanUpdateMachineSet", "\"current\":{\"machineSet\":{}}")), "desired.machineSet is required");
+    assertFailure(post(path, request("CanUpdateMachine", "\"settings\":[\"x\"],\"current\":{\"machine\":{}},\"desired\":{\"machine\":{}}")),
         "settings must be an object");
     // Still serving.
-    assertEquals("DiscoveryResponse", json(post(ROOT + "discovery", "")).get("kind").asText());
+    assertEquals("DiscoveryResponse", json(post(ROOT + "discovery", DISCOVERY)).get("kind").asText());
+  }
+
+  @Test
+  void aRequestWithoutCapisKindAndApiVersionIsRefusedBeforeAnyHandlerReadsIt() throws Exception {
+    start(false, ExtensionOptions.DEFAULT_MAX_BODY_BYTES);
+    String update = ROOT + "updatemachine/update-machine";
+    String body = fixture("update-machine-request.json").toString();
+    assertTrue(body.contains("\"kind\":\"UpdateMachineRequest\""), body);
+
+    assertFailure(post(ROOT + "discovery", ""), "expected kind DiscoveryRequest, got none");
+    assertFailure(post(ROOT + "discovery", "{}"), "expected kind DiscoveryRequest, got none");
+    assertFailure(post(update, body.replace("\"kind\":\"UpdateMachineRequest\",", "")),
+        "expected kind UpdateMachineRequest, got none");
+    assertFailure(post(update, body.replace("\"apiVersion\":\"" + Hooks.API_VERSION + "\",", "")),
+        "expected apiVersion " + Hooks.API_VERSION + ", got none");
+    assertEquals(0, updateMachineCalls.get(), "no handler ran");
+    assertEquals("UpdateMachineResponse", json(post(update, body)).get("kind").asText());
+    assertEquals(1, updateMachineCalls.get());
   }
 
   @Test
@@ -190,7 +220,7 @@ class HookServerTest {
       out.flush();
       assertTrue(statusLine(socket.getInputStream()).startsWith("HTTP/1.1 413"));
     }
-    assertEquals("DiscoveryResponse", json(post(ROOT + "discovery", "{}")).get("kind").asText());
+    assertEquals("DiscoveryResponse", json(post(ROOT + "discovery", DISCOVERY)).get("kind").asText());
   }
 
   @Test
@@ -212,7 +242,7 @@ class HookServerTest {
     }
     Duration took = Duration.ofNanos(System.nanoTime() - started);
     assertTrue(took.compareTo(READ_TIMEOUT.plusSeconds(4)) < 0, "closed after " + took);
-    assertEquals("DiscoveryResponse", json(post(ROOT + "discovery", "{}")).get("kind").asText());
+    assertEquals("DiscoveryResponse", json(post(ROOT + "discovery", DISCOVERY)).get("kind").asText());
   }
 
   @Test
@@ -220,7 +250,7 @@ class HookServerTest {
     start(false, ExtensionOptions.DEFAULT_MAX_BODY_BYTES);
     updateMachineDelay.set(Duration.ofSeconds(6));
     long started = System.nanoTime();
-    JsonNode answer = json(post(ROOT + "updatemachine/update-machine?timeout=2s", "{}"));
+    JsonNode answer = json(post(ROOT + "updatemachine/update-machine?timeout=2s", request("UpdateMachine", "")));
     Duration took = Duration.ofNanos(System.nanoTime() - started);
 
     assertEquals("Failure", answer.get("status").asText());
