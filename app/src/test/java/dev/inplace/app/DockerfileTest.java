@@ -80,6 +80,8 @@ class DockerfileTest {
     String scaling = null;
     for (String line : Files.readAllLines(javaOptions())) {
       String option = line.strip();
+      assertTrue(!option.startsWith("-XX:CompileThresholdScaling"),
+          "a JVM-wide scaling would multiply the counts below again: " + option);
       if (option.startsWith("-XX:Tier4")) {
         String[] nameValue = option.substring("-XX:".length()).split("=", 2);
         flags.put(nameValue[0], nameValue[1]);

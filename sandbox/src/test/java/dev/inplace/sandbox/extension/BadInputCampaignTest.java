@@ -458,9 +458,10 @@ class BadInputCampaignTest {
         "{\"desired\":{\"machine\":{}},\"desired\":{\"machine\":{}}}", "Failure: ");
     hookCase(cases, "UpdateMachine nested 500 deep", update, "[".repeat(500) + "]".repeat(500), "Failure: ");
     hookCase(cases, "UpdateMachine not JSON", update, "desired=machine", "Failure: ");
-    hookCase(cases, "CanUpdateMachine without machines", "canupdatemachine/can-update-machine", "{}", "Failure: ");
-    hookCase(cases, "CanUpdateMachineSet without machine sets", "canupdatemachineset/can-update-machineset", "{}",
-        "Failure: ");
+    hookCase(cases, "CanUpdateMachine without machines", "canupdatemachine/can-update-machine",
+        hookRequest("CanUpdateMachine", "\"current\":{}"), "Failure: current.machine is required");
+    hookCase(cases, "CanUpdateMachineSet without machine sets", "canupdatemachineset/can-update-machineset",
+        hookRequest("CanUpdateMachineSet", "\"current\":{}"), "Failure: current.machineSet is required");
     hookCase(cases, "an unknown hook", "beforeclusterdelete/evil", "{}", "404 ");
     hookCase(cases, "UpdateMachine without a namespace", update,
         hookRequest("UpdateMachine", "\"desired\":{\"machine\":{\"metadata\":{\"name\":\"m\"},\"spec\":{\"version\":\"" + TARGET + "\"}}}"),
