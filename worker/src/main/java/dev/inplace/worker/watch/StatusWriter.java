@@ -30,18 +30,12 @@ final class StatusWriter {
   record Written(UpgradeStatus before, UpgradeStatus after, boolean changed) {}
 
   /**
-   * Computes the next status from the stored one and writes it if it differs. Returns null when the
-   * CR is gone (or was replaced by another of the same name).
-   */
-  <T extends CustomResource<?, UpgradeStatus>> Written writeStatus(T cr, UnaryOperator<UpgradeStatus> next) {
-    return writeStatus(cr, null, next);
-  }
-
-  /**
-   * As {@link #writeStatus(CustomResource, UnaryOperator)}, but the first attempt starts from
+   * Computes the next status from the stored one and writes it if it differs; returns null when the
+   * CR is gone (or was replaced by another of the same name). The first attempt starts from
    * {@code justRead}, the object the caller read from the server moments ago in the same reconcile
    * (not an informer's copy), instead of reading it again: the write carries its resourceVersion, so a
-   * change made since is a conflict (409), after which the object is read again as before.
+   * change made since is a conflict (409), after which the object is read again and the next status
+   * computed from that.
    */
   <T extends CustomResource<?, UpgradeStatus>> Written writeStatusFrom(T justRead, UnaryOperator<UpgradeStatus> next) {
     return writeStatus(justRead, client.getKubernetesSerialization().clone(justRead), next);
@@ -50,7 +44,7 @@ final class StatusWriter {
   private <T extends CustomResource<?, UpgradeStatus>> Written writeStatus(
       T cr, T firstStored, UnaryOperator<UpgradeStatus> next) {
     for (int attempt = 1; ; attempt++) {
-      T stored = attempt == 1 && firstStored != null ? firstStored : read(cr);
+      T stored = attempt == 1 ? firstStored : read(cr);
       if (stored == null) {
         return null;
       }
