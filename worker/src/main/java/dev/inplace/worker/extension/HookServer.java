@@ -233,6 +233,13 @@ public final class HookServer implements AutoCloseable {
     return out.toByteArray();
   }
 
+  /** What is wrong with the request's {@code field} when it is not {@code expected}; null when it is. */
+  private static String mismatch(JsonNode request, String field, String expected) {
+    String got = request.path(field).asText("");
+    return got.equals(expected) ? null
+        : "expected " + field + " " + expected + ", got " + (got.isEmpty() ? "none" : shorten(got));
+  }
+
   /** The answer to a hook call: the handler's, or a Failure naming what was wrong with the request. */
   private ObjectNode answer(Endpoint endpoint, byte[] body, Duration budget) {
     JsonNode request;
@@ -248,15 +255,12 @@ public final class HookServer implements AutoCloseable {
     }
     // CAPI's runtime client sets both on every request, DiscoveryRequest too: a body without them is
     // not from CAPI, and is refused before any handler reads it.
-    String kind = request.path("kind").asText("");
-    if (!kind.equals(endpoint.hook() + "Request")) {
-      return Hooks.failure(endpoint.hook(), "expected kind " + endpoint.hook() + "Request, got "
-          + (kind.isEmpty() ? "none" : shorten(kind)));
+    String wrongEnvelope = mismatch(request, "kind", endpoint.hook() + "Request");
+    if (wrongEnvelope == null) {
+      wrongEnvelope = mismatch(request, "apiVersion", Hooks.API_VERSION);
     }
-    String apiVersion = request.path("apiVersion").asText("");
-    if (!apiVersion.equals(Hooks.API_VERSION)) {
-      return Hooks.failure(endpoint.hook(), "expected apiVersion " + Hooks.API_VERSION + ", got "
-          + (apiVersion.isEmpty() ? "none" : shorten(apiVersion)));
+    if (wrongEnvelope != null) {
+      return Hooks.failure(endpoint.hook(), wrongEnvelope);
     }
     Future<ObjectNode> result;
     try {

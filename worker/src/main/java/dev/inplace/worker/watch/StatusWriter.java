@@ -38,13 +38,9 @@ final class StatusWriter {
    * computed from that.
    */
   <T extends CustomResource<?, UpgradeStatus>> Written writeStatusFrom(T justRead, UnaryOperator<UpgradeStatus> next) {
-    return writeStatus(justRead, client.getKubernetesSerialization().clone(justRead), next);
-  }
-
-  private <T extends CustomResource<?, UpgradeStatus>> Written writeStatus(
-      T cr, T firstStored, UnaryOperator<UpgradeStatus> next) {
     for (int attempt = 1; ; attempt++) {
-      T stored = attempt == 1 ? firstStored : read(cr);
+      // A copy: the caller's object is left as it was read.
+      T stored = attempt == 1 ? client.getKubernetesSerialization().clone(justRead) : read(justRead);
       if (stored == null) {
         return null;
       }
