@@ -30,8 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * operator service, health check) carries the key as the SDK sends it, and the namespace header
  * wherever the call is about the namespace.
  */
-class ApiKeyOnTheWireTest {
-  private static final String API_KEY = "wire-test-api-key";
+public class ApiKeyOnTheWireTest {
+  public static final String API_KEY = "wire-test-api-key";
   private static final String QUEUE = "api-key-wire";
   private static final String OPERATOR = "temporal.api.operatorservice.v1.OperatorService/";
   private static final String WORKFLOW = "temporal.api.workflowservice.v1.WorkflowService/";
@@ -69,7 +69,7 @@ class ApiKeyOnTheWireTest {
   }
 
   /** What an operator sets for an API key: address, namespace, key; here also the proxy's private CA. */
-  static Map<String, String> apiKeyEnvironment(RecordingGrpcProxy proxy, Path dir) {
+  public static Map<String, String> apiKeyEnvironment(RecordingGrpcProxy proxy, Path dir) {
     Map<String, String> env = new HashMap<>();
     env.put("TEMPORAL_ADDRESS", proxy.address());
     env.put("TEMPORAL_NAMESPACE", "default");
@@ -81,7 +81,7 @@ class ApiKeyOnTheWireTest {
   }
 
   /** Every recorded call carries {@code authorization: Bearer <key>}, and the namespace where it is about one. */
-  static void assertEveryCallCarriesTheKeyAndNamespace(List<RecordingGrpcProxy.Call> calls, String key) {
+  public static void assertEveryCallCarriesTheKeyAndNamespace(List<RecordingGrpcProxy.Call> calls, String key) {
     assertFalse(calls.isEmpty(), "no call reached the proxy");
     List<RecordingGrpcProxy.Call> withoutKey =
         calls.stream().filter(c -> !("Bearer " + key).equals(c.authorization())).toList();

@@ -33,13 +33,14 @@ import java.util.concurrent.TimeUnit;
  * the call, as raw bytes, to an upstream channel (an in-process Temporal test server). It knows no
  * service: every method name reaches its fallback registry, so it sees exactly what the client sends
  * on the wire, operator service and health checks included. Temporal's frontend calls are unary.
+ * Shared with the starter's tests (client test-jar).
  */
-final class RecordingGrpcProxy implements AutoCloseable {
+public final class RecordingGrpcProxy implements AutoCloseable {
   static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
   static final Metadata.Key<String> NAMESPACE = Metadata.Key.of("temporal-namespace", Metadata.ASCII_STRING_MARSHALLER);
 
   /** One received call: its full method name and the two headers (null when absent). */
-  record Call(String method, String authorization, String namespace) {}
+  public record Call(String method, String authorization, String namespace) {}
 
   private static final MethodDescriptor.Marshaller<byte[]> BYTES =
       new MethodDescriptor.Marshaller<>() {
@@ -58,11 +59,11 @@ final class RecordingGrpcProxy implements AutoCloseable {
         }
       };
 
-  final Path caCert;
+  public final Path caCert;
   private final Server server;
   private final List<Call> calls = new CopyOnWriteArrayList<>();
 
-  RecordingGrpcProxy(Path dir, Channel upstream) throws Exception {
+  public RecordingGrpcProxy(Path dir, Channel upstream) throws Exception {
     KeyPair caKeys = TlsFrontend.keys();
     X509Certificate ca = TlsFrontend.certificate("CN=inplace test Temporal CA", caKeys, caKeys.getPrivate(), true);
     KeyPair serverKeys = TlsFrontend.keys();
@@ -104,12 +105,12 @@ final class RecordingGrpcProxy implements AutoCloseable {
         .start();
   }
 
-  String address() {
+  public String address() {
     return "127.0.0.1:" + server.getPort();
   }
 
   /** Every call received so far, in order. */
-  List<Call> calls() {
+  public List<Call> calls() {
     return List.copyOf(calls);
   }
 
