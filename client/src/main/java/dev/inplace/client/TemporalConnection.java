@@ -74,7 +74,15 @@ public final class TemporalConnection implements AutoCloseable {
 
   /** Registers inplace's search attributes in this namespace (see {@link SearchAttributeRegistration}). */
   public TemporalConnection withSearchAttributes() {
-    SearchAttributeRegistration.ensure(service, namespace);
+    return withSearchAttributes(SearchAttributeRegistration.Mode.REGISTER);
+  }
+
+  /**
+   * Registers inplace's search attributes, or only checks they exist, as {@code mode} says; throws
+   * {@link IllegalStateException} naming the missing ones and the command that adds them.
+   */
+  public TemporalConnection withSearchAttributes(SearchAttributeRegistration.Mode mode) {
+    SearchAttributeRegistration.ensure(service, namespace, mode);
     return this;
   }
 
@@ -82,8 +90,12 @@ public final class TemporalConnection implements AutoCloseable {
     return client;
   }
 
+  /**
+   * The client's stubs: every call carries what the connection's options add (the API key) and the
+   * {@code temporal-namespace} header, as the SDK's own calls do.
+   */
   public WorkflowServiceStubs service() {
-    return service;
+    return client.getWorkflowServiceStubs();
   }
 
   public String namespace() {

@@ -164,13 +164,13 @@ final class TlsFrontend implements AutoCloseable {
     }
   }
 
-  private static KeyPair keys() throws Exception {
+  static KeyPair keys() throws Exception {
     KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
     generator.initialize(256);
     return generator.generateKeyPair();
   }
 
-  private static X509Certificate certificate(String subject, KeyPair keys, PrivateKey issuerKey, boolean ca)
+  static X509Certificate certificate(String subject, KeyPair keys, PrivateKey issuerKey, boolean ca)
       throws Exception {
     Instant now = Instant.now();
     JcaX509v3CertificateBuilder builder =
@@ -191,7 +191,7 @@ final class TlsFrontend implements AutoCloseable {
         .getCertificate(builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(issuerKey)));
   }
 
-  private static String pem(String type, byte[] der) {
+  static String pem(String type, byte[] der) {
     String body = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der);
     return "-----BEGIN " + type + "-----\n" + body + "\n-----END " + type + "-----\n";
   }

@@ -1,5 +1,6 @@
 package dev.inplace.worker;
 
+import dev.inplace.client.SearchAttributeRegistration;
 import dev.inplace.client.TemporalSettings;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,6 +22,8 @@ import java.util.stream.Stream;
  * @param httpPort its port
  * @param metricsAuthentication whether /metrics asks the management API server who the caller is
  *     (TokenReview and SubjectAccessReview); off only with {@code INPLACE_METRICS_AUTH=none}
+ * @param searchAttributes whether the worker registers its search attributes or only checks them
+ *     ({@code INPLACE_TEMPORAL_REGISTER_SEARCH_ATTRIBUTES}: auto checks on Temporal Cloud)
  */
 public record WorkerConfig(
     TemporalSettings temporal,
@@ -29,7 +32,8 @@ public record WorkerConfig(
     Optional<Path> kubeconfig,
     String httpBindAddress,
     int httpPort,
-    boolean metricsAuthentication) {
+    boolean metricsAuthentication,
+    SearchAttributeRegistration.Mode searchAttributes) {
 
   /** The frontend address variable (read by {@link TemporalSettings}); named in usage and errors. */
   public static final String TEMPORAL_ADDRESS = TemporalSettings.ADDRESS;
@@ -40,11 +44,12 @@ public record WorkerConfig(
   public static final String HTTP_BIND_ADDRESS = "INPLACE_HTTP_BIND_ADDRESS";
   public static final String HTTP_PORT = "INPLACE_HTTP_PORT";
   public static final String METRICS_AUTH = "INPLACE_METRICS_AUTH";
+  public static final String REGISTER_SEARCH_ATTRIBUTES = SearchAttributeRegistration.SETTING;
 
   /** Every key this record reads; docs/configuration.md must list each (a test checks). */
   public static final List<String> KEYS =
       Stream.concat(TemporalSettings.KEYS.stream(), Stream.of(TASK_QUEUE, ARTIFACT_CACHE, KUBECONFIG, HTTP_BIND_ADDRESS, HTTP_PORT,
-          METRICS_AUTH)).toList();
+          METRICS_AUTH, REGISTER_SEARCH_ATTRIBUTES)).toList();
 
   /** Reads and validates the configuration; collects every problem into one message. */
   public static WorkerConfig fromEnvironment(Map<String, String> env, Consumer<String> warnings) {
@@ -83,10 +88,18 @@ public record WorkerConfig(
     if (!metricsAuth.equals("kubernetes") && !metricsAuth.equals("none")) {
       problems.add(METRICS_AUTH + " must be kubernetes or none, got '" + metricsAuth + "'");
     }
+    SearchAttributeRegistration.Mode searchAttributes = null;
+    try {
+      searchAttributes = SearchAttributeRegistration.Mode.fromSetting(
+          env.get(REGISTER_SEARCH_ATTRIBUTES), temporal == null ? java.util.Optional.empty() : temporal.address());
+    } catch (IllegalArgumentException e) {
+      problems.add(e.getMessage());
+    }
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException("invalid worker configuration: " + String.join("; ", problems));
     }
-    return new WorkerConfig(temporal, taskQueue, cache, kubeconfig, httpBind, httpPort, metricsAuth.equals("kubernetes"));
+    return new WorkerConfig(
+        temporal, taskQueue, cache, kubeconfig, httpBind, httpPort, metricsAuth.equals("kubernetes"), searchAttributes);
   }
 
   private static Optional<String> nonBlank(Map<String, String> env, String key) {
@@ -99,6 +112,7 @@ public record WorkerConfig(
     // TemporalSettings never prints the API key.
     return "WorkerConfig[temporal: " + temporal + ", taskQueue=" + taskQueue
         + ", artifactCache=" + artifactCache + ", kubeconfig=" + kubeconfig.map(Path::toString).orElse("(default)")
-        + ", http=" + httpBindAddress + ":" + httpPort + ", metricsAuthentication=" + metricsAuthentication + "]";
+        + ", http=" + httpBindAddress + ":" + httpPort + ", metricsAuthentication=" + metricsAuthentication
+        + ", searchAttributes=" + searchAttributes.name().toLowerCase(java.util.Locale.ROOT) + "]";
   }
 }

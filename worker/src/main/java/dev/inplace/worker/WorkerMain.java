@@ -86,7 +86,17 @@ public final class WorkerMain {
       System.exit(2);
       return;
     }
-    temporal.withSearchAttributes();
+    try {
+      temporal.withSearchAttributes(config.searchAttributes());
+    } catch (IllegalStateException e) {
+      // Missing search attributes the worker may not add (Temporal Cloud): the message names them and the command.
+      System.err.println("inplace worker cannot start: " + e.getMessage());
+      log.error("inplace worker cannot start: {}", e.getMessage());
+      temporal.close();
+      http.close();
+      System.exit(2);
+      return;
+    }
     temporalRef.set(temporal);
     KubernetesClient management = managementClient(config);
     managementRef.set(management);
