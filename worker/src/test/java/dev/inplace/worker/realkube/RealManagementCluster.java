@@ -15,12 +15,12 @@ import java.nio.file.Path;
  * per test JVM: started on first use, stopped when the JVM exits. Each test works in namespaces of
  * its own.
  */
-final class RealManagementCluster {
+public final class RealManagementCluster {
   private static KubeControlPlane plane;
 
   private RealManagementCluster() {}
 
-  static synchronized KubeControlPlane plane() {
+  public static synchronized KubeControlPlane plane() {
     if (plane == null) {
       try {
         Path dir = Files.createTempDirectory("inplace-realkube-");
@@ -34,7 +34,7 @@ final class RealManagementCluster {
   }
 
   /** A client as the administrator, without fabric8's retries (a refusal answers at once). */
-  static KubernetesClient adminClient() {
+  public static KubernetesClient adminClient() {
     try {
       return client(Files.readString(plane().adminKubeconfig()));
     } catch (IOException e) {

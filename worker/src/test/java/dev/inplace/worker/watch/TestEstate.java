@@ -40,12 +40,24 @@ final class TestEstate {
   static final List<String> POOLS = List.of("md-a", "md-b");
 
   private final KubernetesClient client;
+  /** The workload cluster's kubeconfig (the same server); null: a token the mock server takes. */
+  private final String workloadKubeconfig;
 
   TestEstate(KubernetesClient client) {
+    this(client, null);
+  }
+
+  /** On a real API server: {@code workloadKubeconfig} authenticates to it as the administrator. */
+  TestEstate(KubernetesClient client, String workloadKubeconfig) {
     this.client = client;
+    this.workloadKubeconfig = workloadKubeconfig;
   }
 
   TestEstate create() {
+    if (workloadKubeconfig != null) {
+      client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
+          .withName(NAMESPACE).endMetadata().build()).serverSideApply();
+    }
     Map<String, String> clusterLabel = Map.of(CapiResources.CLUSTER_NAME_LABEL, CLUSTER);
     create(CapiResources.CLUSTER, CLUSTER, clusterLabel,
         Map.of("spec", Map.of("controlPlaneRef",
@@ -86,6 +98,16 @@ final class TestEstate {
 
   /** What the workload cluster's Node reports (the inventory reads it from there). */
   void setKubelet(String node, String version) {
+    if (workloadKubeconfig != null) {
+      // A real server keeps a Node's status only through its status subresource.
+      client.nodes().resource(new NodeBuilder().withNewMetadata().withName(node).endMetadata().build()).serverSideApply();
+      client.nodes().withName(node).editStatus(n -> {
+        n.setStatus(new io.fabric8.kubernetes.api.model.NodeStatusBuilder().withNewNodeInfo().withKubeletVersion(version)
+            .endNodeInfo().build());
+        return n;
+      });
+      return;
+    }
     client.nodes().resource(
             new NodeBuilder()
                 .withNewMetadata().withName(node).endMetadata()
@@ -133,6 +155,9 @@ final class TestEstate {
   }
 
   private String kubeconfig() {
+    if (workloadKubeconfig != null) {
+      return workloadKubeconfig;
+    }
     return """
         apiVersion: v1
         kind: Config

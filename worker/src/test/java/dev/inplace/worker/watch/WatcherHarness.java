@@ -59,9 +59,14 @@ final class WatcherHarness implements AutoCloseable {
   private final List<UpgradeWatcher> watchers = new ArrayList<>();
 
   WatcherHarness(KubernetesClient kube) {
+    this(kube, null);
+  }
+
+  /** On a real API server, whose administrator's kubeconfig is also the workload cluster's. */
+  WatcherHarness(KubernetesClient kube, String workloadKubeconfig) {
     this.kube = kube;
     InplaceCrds.install(kube);
-    this.estate = new TestEstate(kube).create();
+    this.estate = new TestEstate(kube, workloadKubeconfig).create();
     this.env =
         TestWorkflowEnvironment.newInstance(
             TestEnvironmentOptions.newBuilder()
