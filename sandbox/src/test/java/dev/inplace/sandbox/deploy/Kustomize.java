@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
-/** deploy/ rendered by {@code kubectl kustomize}, as {@code kubectl apply -k} would apply it. */
+/** deploy/ rendered by the test bed's {@code kubectl kustomize}, as {@code kubectl apply -k} would apply it. */
 final class Kustomize {
   static final Path DEPLOY = Path.of("..", "deploy");
   /** Every directory a user applies with {@code kubectl apply -k}. */
@@ -29,11 +29,13 @@ final class Kustomize {
       err = Files.createTempFile("kustomize-", ".err");
       Process process;
       try {
-        process = new ProcessBuilder("kubectl", "kustomize", dir.toString())
+        // The test bed's own kubectl (docs/testbed.md): nothing on the machine's PATH is relied on.
+        String kubectl = dev.inplace.testbed.TestbedBinaries.locate().ensure("kubectl").get(0).toString();
+        process = new ProcessBuilder(kubectl, "kustomize", dir.toString())
             .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
       } catch (IOException e) {
         throw new AssertionError(
-            "kubectl is needed to render deploy/ (`kubectl kustomize`, kustomize v5); install kubectl and retry", e);
+            "the test bed's kubectl did not start (./inplace testbed build kubectl)", e);
       }
       if (!process.waitFor(60, TimeUnit.SECONDS)) {
         process.destroyForcibly();

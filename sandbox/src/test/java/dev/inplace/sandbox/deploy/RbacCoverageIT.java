@@ -208,6 +208,48 @@ class RbacCoverageIT {
     assertGranted("namespaced", moved);
   }
 
+  /**
+   * The same requests judged by kube-apiserver's RBAC authorizer on the test bed: each overlay's RBAC
+   * applied to the real server, one SubjectAccessReview per request as the worker's ServiceAccount.
+   * A request the code makes that the deployed RBAC refuses would be a 403 in production.
+   */
+  @Test
+  void theRealAuthorizerAllowsEveryRequestTheWorkerMadeUnderEachOverlay() throws Exception {
+    try (RealAuthorizer authorizer = new RealAuthorizer()) {
+      Map<String, Set<ApiRequest>> byOverlay = new LinkedHashMap<>();
+      byOverlay.put("default", withoutTheExtension());
+      byOverlay.put("extension", everyRequest());
+      List<HasMetadata> namespacedObjects = Kustomize.render("namespaced");
+      String watched = Kustomize.one(namespacedObjects, Deployment.class, SA).getSpec().getTemplate().getSpec().getContainers().get(0)
+          .getEnv().stream().filter(e -> e.getName().equals(WatcherOptions.WATCH_NAMESPACE)).findFirst().orElseThrow().getValue();
+      byOverlay.put("namespaced", withoutTheExtension().stream()
+          .map(r -> r.namespace().equals(Estate.NAMESPACE)
+              ? new ApiRequest(r.method(), r.verb(), r.apiGroup(), r.resource(), r.subresource(), watched, r.path())
+              : r)
+          .collect(Collectors.toSet()));
+      for (Map.Entry<String, Set<ApiRequest>> overlay : byOverlay.entrySet()) {
+        Set<String> namespaces = overlay.getValue().stream().map(ApiRequest::namespace).filter(n -> !n.isEmpty())
+            .collect(Collectors.toCollection(TreeSet::new));
+        List<HasMetadata> applied = authorizer.apply(Kustomize.render(overlay.getKey()), namespaces);
+        try {
+          List<String> refused = overlay.getValue().stream().filter(r -> !authorizer.allows(NS, SA, r))
+              .map(Object::toString).sorted().toList();
+          assertTrue(refused.isEmpty(), "kube-apiserver refuses, under deploy/" + overlay.getKey() + ", what the worker did:\n  "
+              + String.join("\n  ", refused));
+          // And it is an authorizer that says no: what the worker never does is refused.
+          for (ApiRequest never : List.of(
+              ApiRequest.of("DELETE", "/api/v1/namespaces/" + Estate.NAMESPACE + "/secrets/x"),
+              ApiRequest.of("GET", "/api/v1/secrets"),
+              ApiRequest.of("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"))) {
+            assertFalse(authorizer.allows(NS, SA, never), "deploy/" + overlay.getKey() + " allows " + never);
+          }
+        } finally {
+          authorizer.remove(applied);
+        }
+      }
+    }
+  }
+
   @Test
   void nothingWasRecordedOutsideTheResourcesTheWorkerOwnsOrReads() {
     // The worker never lists or watches Secrets, whatever the scenario.
