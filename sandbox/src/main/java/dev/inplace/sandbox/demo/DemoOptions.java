@@ -4,6 +4,7 @@ import dev.inplace.sandbox.estate.EstateSpec;
 import dev.inplace.sandbox.faults.FaultInjector;
 import dev.inplace.sandbox.hosts.HostServer;
 import dev.inplace.sandbox.release.FakeReleaseSizes;
+import dev.inplace.sandbox.stack.TemporalServer;
 import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.HostOs;
 import dev.inplace.workflows.api.KubeVersion;
@@ -34,7 +35,19 @@ public record DemoOptions(
     int workerProcesses,
     double restartSeconds,
     boolean clusterClass,
-    HostOs os) {
+    HostOs os,
+    TemporalServer temporal) {
+
+  /** Options on Temporal's test server. */
+  public DemoOptions(
+      Mode mode, int controlPlanes, int pools, int workers, String maxUnavailable, OnFailure onFailure,
+      String from, String to, boolean json, List<Fault> faults, long binaryBytes, long drainTimeoutSeconds,
+      long readyTimeoutSeconds, boolean keep, Distribution distribution, HostServer hosts, Topology topology,
+      int workerProcesses, double restartSeconds, boolean clusterClass, HostOs os) {
+    this(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, faults, binaryBytes,
+        drainTimeoutSeconds, readyTimeoutSeconds, keep, distribution, hosts, topology, workerProcesses, restartSeconds,
+        clusterClass, os, TemporalServer.TEST_SERVER);
+  }
 
   /** Options on standard hosts. */
   public DemoOptions(
@@ -49,6 +62,7 @@ public record DemoOptions(
 
   public DemoOptions {
     os = HostOs.orStandard(os);
+    temporal = temporal == null ? TemporalServer.TEST_SERVER : temporal;
   }
 
   /** Where the demo's parts run. */
@@ -146,6 +160,10 @@ public record DemoOptions(
         --topology T           in-process (default): everything in the demo's JVM; processes: Temporal's
                                test server, the estate and each worker as its own OS process (the CR path)
         --worker-processes N   worker processes with --topology processes (default 2)
+        --temporal SERVER      with --topology processes: test-server (default): Temporal's Java test
+                               server; dev-server: the real Temporal server (temporal server start-dev,
+                               built by ./inplace testbed build temporal) with SQLite, List visibility
+                               and its Web UI, whose URL is printed
         --cluster-class        manage the Cluster through a ClusterClass (spec.topology): inplace refuses
                                it (TopologyManagedCluster) with the crs and workflows modes, changing nothing
         --json                 end with one JSON line summarising the run
@@ -177,6 +195,7 @@ public record DemoOptions(
     int workerProcesses = 2;
     double restartSeconds = DEFAULT_RESTART_SECONDS;
     boolean clusterClass = false;
+    TemporalServer temporal = TemporalServer.TEST_SERVER;
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       switch (arg) {
@@ -197,6 +216,7 @@ public record DemoOptions(
         case "--hosts" -> hosts = HostServer.parse(value(args, ++i, arg));
         case "--topology" -> topology = topology(value(args, ++i, arg));
         case "--worker-processes" -> workerProcesses = intValue(arg, value(args, ++i, arg));
+        case "--temporal" -> temporal = TemporalServer.parse(value(args, ++i, arg));
         case "--restart-seconds" -> restartSeconds = seconds(arg, value(args, ++i, arg));
         case "--cluster-class" -> clusterClass = true;
         case "--json" -> json = true;
@@ -224,6 +244,10 @@ public record DemoOptions(
     if (workerProcesses < 1 || workerProcesses > 9) {
       throw new IllegalArgumentException("--worker-processes must be 1..9, got " + workerProcesses);
     }
+    if (temporal == TemporalServer.DEV_SERVER && topology != Topology.PROCESSES) {
+      throw new IllegalArgumentException("--temporal dev-server needs --topology processes: the in-process demo"
+          + " runs Temporal's test server inside its own JVM");
+    }
     if (topology == Topology.PROCESSES && mode == Mode.EXTENSION) {
       throw new IllegalArgumentException("--mode extension runs in-process only; use --topology in-process");
     }
@@ -243,7 +267,7 @@ public record DemoOptions(
     if (KubeVersion.parse(to).compareTo(KubeVersion.parse(from)) <= 0) {
       throw new IllegalArgumentException("--to " + to + " must be newer than --from " + from);
     }
-    DemoOptions options = new DemoOptions(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, List.copyOf(faults), binaryMiB << 20, drainTimeout, readyTimeout, keep, distribution, hosts, topology, workerProcesses, restartSeconds, clusterClass, os);
+    DemoOptions options = new DemoOptions(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, List.copyOf(faults), binaryMiB << 20, drainTimeout, readyTimeout, keep, distribution, hosts, topology, workerProcesses, restartSeconds, clusterClass, os, temporal);
     // Refused here, before anything starts: found only when the estate arms it, a mistyped node cost
     // the whole start-up of the estate (two minutes on the local stack) before the same message.
     List<String> nodes = options.estateSpec().nodeNames();
@@ -264,7 +288,7 @@ public record DemoOptions(
     for (int i = 0; i < demoArgs.size(); i++) {
       String arg = demoArgs.get(i);
       switch (arg) {
-        case "--topology", "--worker-processes" -> i++;
+        case "--topology", "--worker-processes", "--temporal" -> i++;
         case "--json", "--keep" -> { }
         default -> estate.add(arg);
       }

@@ -10,7 +10,9 @@ import java.util.Map;
  * {@code processes} (with {@code --topology processes} only) gives the PIDs of the demo, Temporal's
  * test server, the estate and each worker. {@code startupSeconds}: from the demo JVM's start to
  * the moment its clock started (the estate, Temporal, the worker, and with resources the CRDs, the
- * release catalogue and the watcher); {@code wallSeconds} runs from there.
+ * release catalogue and the watcher); {@code wallSeconds} runs from there. With {@code --temporal
+ * dev-server}: {@code temporal}, the server's version as its GetSystemInfo answers, and {@code uiUrl},
+ * its Web UI, present only when the UI answered HTTP 200 at the end of the run.
  */
 public record DemoSummary(
     int nodes,
@@ -22,17 +24,26 @@ public record DemoSummary(
     double wallSeconds,
     double startupSeconds,
     List<NodeOutcome> results,
-    @JsonInclude(JsonInclude.Include.NON_NULL) Map<String, Object> processes) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) Map<String, Object> processes,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String temporal,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String uiUrl) {
 
   public DemoSummary(
       int nodes, long upgraded, long failed, long rolledBack, long notStarted, String version, double wallSeconds,
       double startupSeconds, List<NodeOutcome> results) {
-    this(nodes, upgraded, failed, rolledBack, notStarted, version, wallSeconds, startupSeconds, results, null);
+    this(nodes, upgraded, failed, rolledBack, notStarted, version, wallSeconds, startupSeconds, results, null, null,
+        null);
   }
 
   public DemoSummary withProcesses(Map<String, Object> processes) {
-    return new DemoSummary(
-        nodes, upgraded, failed, rolledBack, notStarted, version, wallSeconds, startupSeconds, results, processes);
+    return new DemoSummary(nodes, upgraded, failed, rolledBack, notStarted, version, wallSeconds, startupSeconds,
+        results, processes, temporal, uiUrl);
+  }
+
+  /** With the Temporal server's version and (null: none, or it did not answer) its Web UI's URL. */
+  public DemoSummary withTemporal(String temporal, String uiUrl) {
+    return new DemoSummary(nodes, upgraded, failed, rolledBack, notStarted, version, wallSeconds, startupSeconds,
+        results, processes, temporal, uiUrl);
   }
 
   public boolean allUpgraded() {

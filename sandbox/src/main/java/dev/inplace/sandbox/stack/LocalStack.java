@@ -1,5 +1,10 @@
 package dev.inplace.sandbox.stack;
 
+import io.grpc.StatusRuntimeException;
+import io.temporal.api.workflowservice.v1.DescribeNamespaceRequest;
+import io.temporal.api.workflowservice.v1.GetSystemInfoRequest;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -28,7 +33,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
- * The local stack of real processes: Temporal's test server, the simulated estate and N workers, each
+ * The local stack of real processes: Temporal (its Java test server, or the real server as the
+ * Temporal CLI's dev server: {@link TemporalServer}), the simulated estate and N workers, each
  * its own OS process started from this JVM's build, with a PID file and a log under the stack
  * directory. The workers are configured only through environment variables, as the Deployment's pods
  * are. {@link #down} stops exactly the processes whose PID files it finds and whose command lines still
@@ -41,19 +47,26 @@ public final class LocalStack implements AutoCloseable {
   /**
    * What to start: {@code workers} worker processes and an estate built from the demo's estate options.
    * {@code workersMayDie}: a worker may be killed (chaos, the crash tests, {@code ./inplace up}), so the
-   * workers do without sticky execution, since Temporal's test server never falls back from a dead
-   * worker's sticky queue; false (bench --e2e, whose one worker lives to the end) runs them as in
-   * production, with sticky execution on.
+   * workers on the test server do without sticky execution, since it never falls back from a dead
+   * worker's sticky queue (the real server does after 5 s); false (bench --e2e, whose one worker lives
+   * to the end) runs them as in production, with sticky execution on. {@code temporal}: which server.
    */
-  public record Spec(int workers, List<String> estateArgs, boolean detached, boolean workersMayDie) {
+  public record Spec(
+      int workers, List<String> estateArgs, boolean detached, boolean workersMayDie, TemporalServer temporal) {
     public Spec {
       if (workers < 1 || workers > 9) {
         throw new IllegalArgumentException("--workers must be 1..9 worker processes, got " + workers);
       }
       estateArgs = List.copyOf(estateArgs);
+      temporal = temporal == null ? TemporalServer.TEST_SERVER : temporal;
     }
 
-    /** Workers that may be killed (the default). */
+    /** On Temporal's test server. */
+    public Spec(int workers, List<String> estateArgs, boolean detached, boolean workersMayDie) {
+      this(workers, estateArgs, detached, workersMayDie, TemporalServer.TEST_SERVER);
+    }
+
+    /** Workers that may be killed (the default), on Temporal's test server. */
     public Spec(int workers, List<String> estateArgs, boolean detached) {
       this(workers, estateArgs, detached, true);
     }
@@ -72,6 +85,8 @@ public final class LocalStack implements AutoCloseable {
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   /** Where each role's log stood when its process last started: readiness is read from there on. */
   private final Map<String, Long> logOffsets = new java.util.concurrent.ConcurrentHashMap<>();
+  /** The dev server's version, as its GetSystemInfo answers (the test server has none). */
+  private volatile String temporalVersion;
 
   private LocalStack(StackLayout layout, Spec spec) {
     this.layout = layout;
@@ -90,6 +105,9 @@ public final class LocalStack implements AutoCloseable {
     }
     List<Integer> ports = new ArrayList<>(List.of(
         StackLayout.TEMPORAL_PORT, StackLayout.MANAGEMENT_PORT, StackLayout.WORKLOAD_PORT, StackLayout.ESTATE_CONTROL_PORT));
+    if (spec.temporal() == TemporalServer.DEV_SERVER) {
+      ports.add(StackLayout.TEMPORAL_UI_PORT);
+    }
     for (int i = 1; i <= spec.workers(); i++) {
       ports.add(StackLayout.workerHttpPort(i));
     }
@@ -100,14 +118,28 @@ public final class LocalStack implements AutoCloseable {
             + "; the local stack needs it");
       }
     }
+    // Built (once) before anything starts: a missing Go toolchain refuses the stack, changing nothing.
+    Path devServer = spec.temporal() == TemporalServer.DEV_SERVER ? TemporalCli.ensure() : null;
     clean(layout);
     LocalStack stack = new LocalStack(layout, spec);
     try {
-      stack.start(StackLayout.TEMPORAL, StackCommands.temporal(layout, stack.archiveOptions(StackLayout.TEMPORAL)), Map.of());
+      List<String> temporal = devServer != null
+          ? StackCommands.temporalDevServer(layout, devServer, StackLayout.TEMPORAL_PORT, StackLayout.TEMPORAL_UI_PORT)
+          : StackCommands.temporal(layout, stack.archiveOptions(StackLayout.TEMPORAL));
+      stack.start(StackLayout.TEMPORAL, temporal, Map.of());
       stack.start(StackLayout.ESTATE,
           StackCommands.estate(layout, spec.estateArgs(), stack.archiveOptions(StackLayout.ESTATE)), Map.of());
-      stack.await(StackLayout.TEMPORAL, () -> listening(StackLayout.TEMPORAL_PORT));
-      out.println("temporal  pid " + stack.pid(StackLayout.TEMPORAL).orElse(-1L) + "  " + StackLayout.temporalAddress());
+      if (devServer != null) {
+        // Serving, not only listening: the frontend answers and the default namespace exists; then the UI.
+        stack.await(StackLayout.TEMPORAL, () -> listening(StackLayout.TEMPORAL_PORT) && stack.devServerServes());
+        stack.await(StackLayout.TEMPORAL, () -> stack.answers200(StackLayout.temporalUiUrl()));
+        out.println("temporal  pid " + stack.pid(StackLayout.TEMPORAL).orElse(-1L) + "  " + StackLayout.temporalAddress()
+            + "  Temporal dev server " + stack.temporalVersion + ", database " + layout.temporalDatabase());
+        out.println("Temporal UI: " + StackLayout.temporalUiUrl());
+      } else {
+        stack.await(StackLayout.TEMPORAL, () -> listening(StackLayout.TEMPORAL_PORT));
+        out.println("temporal  pid " + stack.pid(StackLayout.TEMPORAL).orElse(-1L) + "  " + StackLayout.temporalAddress());
+      }
       stack.await(StackLayout.ESTATE, () -> Files.isRegularFile(layout.estateDescription()));
       out.println("estate    pid " + stack.pid(StackLayout.ESTATE).orElse(-1L) + "  management API http://127.0.0.1:"
           + StackLayout.MANAGEMENT_PORT + ", control http://127.0.0.1:" + StackLayout.ESTATE_CONTROL_PORT);
@@ -157,8 +189,9 @@ public final class LocalStack implements AutoCloseable {
     env.put("INPLACE_STATUS_INTERVAL_SECONDS", "1");
     // The test server never falls back from a dead worker's sticky queue (docs/local-stack.md): where
     // a worker may die, the workers do without sticky execution; elsewhere they keep the production
-    // default (sticky execution on), so a benchmark measures the worker as shipped.
-    if (spec.workersMayDie()) {
+    // default (sticky execution on), so a benchmark measures the worker as shipped. The real server
+    // (the dev server) moves a dead worker's workflow tasks off its sticky queue after 5 s itself.
+    if (spec.workersMayDie() && spec.temporal() == TemporalServer.TEST_SERVER) {
       env.put("INPLACE_STICKY_SCHEDULE_TO_START_SECONDS", "0");
     }
     // Leader election identity and lease namespace, as the downward API sets them in a pod.
@@ -226,6 +259,60 @@ public final class LocalStack implements AutoCloseable {
 
   public int workers() {
     return spec.workers();
+  }
+
+  /** Which Temporal server this stack runs. */
+  public TemporalServer temporalServer() {
+    return spec.temporal();
+  }
+
+  /** The dev server's version (GetSystemInfo's server version); empty on the test server. */
+  public Optional<String> temporalVersion() {
+    return Optional.ofNullable(temporalVersion);
+  }
+
+  /**
+   * The dev server's Web UI, if it answers HTTP 200 within {@code patience} (polled); empty on the test
+   * server, which has no UI, or when the UI does not answer.
+   */
+  public Optional<String> uiUrl(Duration patience) {
+    if (spec.temporal() != TemporalServer.DEV_SERVER) {
+      return Optional.empty();
+    }
+    String url = StackLayout.temporalUiUrl();
+    long deadline = System.nanoTime() + patience.toNanos();
+    do {
+      if (answers200(url)) {
+        return Optional.of(url);
+      }
+      try {
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return Optional.empty();
+      }
+    } while (System.nanoTime() < deadline);
+    return Optional.empty();
+  }
+
+  /**
+   * Whether the dev server serves: GetSystemInfo answers (its version is kept) and the {@code default}
+   * namespace is registered. A client's health check alone passes before the namespace exists.
+   */
+  private boolean devServerServes() {
+    WorkflowServiceStubs service = WorkflowServiceStubs.newServiceStubs(
+        WorkflowServiceStubsOptions.newBuilder().setTarget(StackLayout.temporalAddress()).build());
+    try {
+      var stub = service.blockingStub().withDeadlineAfter(2, TimeUnit.SECONDS);
+      String version = stub.getSystemInfo(GetSystemInfoRequest.getDefaultInstance()).getServerVersion();
+      stub.describeNamespace(DescribeNamespaceRequest.newBuilder().setNamespace("default").build());
+      temporalVersion = version;
+      return true;
+    } catch (StatusRuntimeException e) {
+      return false;
+    } finally {
+      service.shutdownNow();
+    }
   }
 
   /** The PID of a live process of this stack, if it runs. */
@@ -328,7 +415,8 @@ public final class LocalStack implements AutoCloseable {
 
   private static boolean carriesMarkers(ProcessHandle process, StackLayout layout, String role) {
     List<String> args = commandLine(process);
-    return args.containsAll(StackCommands.markers(layout, role));
+    return args.containsAll(StackCommands.markers(layout, role))
+        || (StackLayout.TEMPORAL.equals(role) && args.containsAll(StackCommands.devServerMarkers(layout)));
   }
 
   /** A process's command line: {@code /proc/PID/cmdline} on Linux (complete), else what the JDK reports. */
@@ -399,10 +487,13 @@ public final class LocalStack implements AutoCloseable {
 
   /** {@code /readyz} of the worker's HTTP server answers 200 (once the worker serves it). */
   private boolean ready(int index) {
+    return answers200("http://127.0.0.1:" + StackLayout.workerHttpPort(index) + "/readyz");
+  }
+
+  private boolean answers200(String url) {
     try {
       HttpResponse<Void> response = http.send(
-          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + StackLayout.workerHttpPort(index) + "/readyz"))
-              .timeout(Duration.ofSeconds(2)).build(),
+          HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).build(),
           HttpResponse.BodyHandlers.discarding());
       return response.statusCode() == 200;
     } catch (IOException e) {
@@ -469,6 +560,14 @@ public final class LocalStack implements AutoCloseable {
           layout.estateDescription(), layout.managementKubeconfig(), layout.workloadKubeconfig(),
           layout.demoResources(), layout.env(), layout.pendingArchive("any").getParent())) {
         deleteTree(p);
+      }
+      // The dev server's database and SQLite's companions (-wal, -shm, -journal): a new stack has a
+      // new estate, and a previous stack's runs would act on clusters that are gone.
+      String database = layout.temporalDatabase().getFileName().toString();
+      try (var files = Files.list(layout.dir())) {
+        for (Path p : files.filter(f -> f.getFileName().toString().startsWith(database)).toList()) {
+          Files.deleteIfExists(p);
+        }
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot clean " + layout.dir(), e);

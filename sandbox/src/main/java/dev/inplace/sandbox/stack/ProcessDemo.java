@@ -9,12 +9,14 @@ import io.temporal.client.WorkflowClientOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The demo through the local stack ({@code --topology processes}): starts the stack's processes,
+ * The demo through the local stack ({@code --topology processes}, on the Temporal server {@code
+ * --temporal} names): starts the stack's processes,
  * applies the ControlPlaneUpgrade and WorkersUpgrade to the estate's management API server, follows
  * them as the in-process demo does (the workers' watchers start the runs), and stops the processes
  * at the end, on failure and on Ctrl-C.
@@ -24,7 +26,8 @@ public final class ProcessDemo {
 
   /** Runs the demo with a stack in {@code layout}; {@code demoArgs} are the demo's own arguments. */
   public static DemoSummary run(StackLayout layout, DemoOptions options, List<String> demoArgs, PrintStream out) {
-    LocalStack.Spec spec = new LocalStack.Spec(options.workerProcesses(), DemoOptions.estateArgs(demoArgs), false);
+    LocalStack.Spec spec = new LocalStack.Spec(
+        options.workerProcesses(), DemoOptions.estateArgs(demoArgs), false, true, options.temporal());
     LocalStack stack = LocalStack.up(layout, spec, out);
     Thread onInterrupt = new Thread(() -> LocalStack.down(layout), "inplace-stack-down");
     Runtime.getRuntime().addShutdownHook(onInterrupt);
@@ -50,7 +53,17 @@ public final class ProcessDemo {
       WorkflowClient client = WorkflowClient.newInstance(
           service, WorkflowClientOptions.newBuilder().setNamespace("default").build());
       DemoSummary summary = new DemoRun(estate, client, WorkflowIds.TASK_QUEUE, options, out, false).run();
-      return summary.withProcesses(processes);
+      summary = summary.withProcesses(processes);
+      if (stack.temporalServer() == TemporalServer.DEV_SERVER) {
+        // Claimed only once it answered, while the stack is still up (the summary is printed after down).
+        String ui = stack.uiUrl(Duration.ofSeconds(30)).orElse(null);
+        if (ui == null) {
+          out.println("the Temporal UI at " + StackLayout.temporalUiUrl() + " did not answer HTTP 200; see "
+              + stack.layout().log(StackLayout.TEMPORAL));
+        }
+        summary = summary.withTemporal(stack.temporalVersion().orElse(null), ui);
+      }
+      return summary;
     } finally {
       service.shutdownNow();
     }

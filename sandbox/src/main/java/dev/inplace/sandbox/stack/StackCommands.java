@@ -13,9 +13,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The command lines of the stack's processes, in one place. Each carries two system properties that
- * mark it as this stack's ({@code -Dinplace.stack=DIR -Dinplace.stack.role=ROLE}): {@code down}
- * kills a PID only when its command line still carries them, so a reused PID is never killed.
+ * The command lines of the stack's processes, in one place. Each JVM carries two system properties that
+ * mark it as this stack's ({@code -Dinplace.stack=DIR -Dinplace.stack.role=ROLE}); the Temporal dev
+ * server, a Go program that takes no such arguments, is marked by its database in the stack's
+ * directory ({@link #devServerMarkers}). {@code down} kills a PID only when its command line still
+ * carries them, so a reused PID is never killed.
  */
 public final class StackCommands {
   public static final String WORKER_MAIN = "dev.inplace.worker.WorkerMain";
@@ -47,6 +49,30 @@ public final class StackCommands {
             TemporalServerMain.class.getName());
     command.add(Integer.toString(StackLayout.TEMPORAL_PORT));
     return command;
+  }
+
+  /**
+   * The real Temporal server, as the Temporal CLI runs it for development ({@code temporal server
+   * start-dev}): the frontend on the stack's Temporal port, the Web UI on {@code uiPort}, histories and
+   * visibility in SQLite at {@link StackLayout#temporalDatabase()}, the {@code default} namespace,
+   * warnings and errors only, as JSON lines, in its log, and none of the caller's CLI profiles. Its
+   * HTTP API and metrics take free ports of its own choosing (loopback, like everything it binds).
+   */
+  public static List<String> temporalDevServer(StackLayout layout, Path binary, int port, int uiPort) {
+    List<String> command = new ArrayList<>(List.of(binary.toString(), "server", "start-dev",
+        "--ip", "127.0.0.1",
+        "--port", Integer.toString(port),
+        "--ui-port", Integer.toString(uiPort)));
+    command.addAll(devServerMarkers(layout));
+    command.addAll(List.of("--namespace", "default", "--log-level", "warn", "--log-format", "json", "--color", "never",
+        // Unattended and the same for everyone: no temporal.yaml / temporal.toml profile of the caller's.
+        "--disable-config-file", "--disable-config-env"));
+    return command;
+  }
+
+  /** What marks the stack's dev server: its database, in the stack's directory. */
+  static List<String> devServerMarkers(StackLayout layout) {
+    return List.of("--db-filename", layout.temporalDatabase().toString());
   }
 
   /**

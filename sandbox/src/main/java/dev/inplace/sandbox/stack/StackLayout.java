@@ -10,8 +10,10 @@ import java.nio.file.Path;
  * are those of slot 1 unless this JVM runs in another {@link SandboxSlot}.
  */
 public record StackLayout(Path dir) {
-  /** Temporal's test server (the CLI's default address). */
+  /** Temporal's frontend, test or dev server (the CLI's default address). */
   public static final int TEMPORAL_PORT = 7233 + SandboxSlot.portOffset();
+  /** The Web UI of Temporal's dev server ({@code --temporal dev-server}; the CLI's default UI port). */
+  public static final int TEMPORAL_UI_PORT = 8233 + SandboxSlot.portOffset();
   /** The estate's management API server (the workers' KUBECONFIG points here). */
   public static final int MANAGEMENT_PORT = 17443 + SandboxSlot.portOffset();
   /** The workload cluster's API server (its kubeconfig is in the {@code edge-1-kubeconfig} Secret). */
@@ -40,6 +42,11 @@ public record StackLayout(Path dir) {
     return "127.0.0.1:" + TEMPORAL_PORT;
   }
 
+  /** The Temporal dev server's Web UI. */
+  public static String temporalUiUrl() {
+    return "http://127.0.0.1:" + TEMPORAL_UI_PORT;
+  }
+
   public Path pids() { return dir.resolve("pids"); }
   public Path pidFile(String role) { return pids().resolve(role + ".pid"); }
   public Path logs() { return dir.resolve("logs"); }
@@ -54,6 +61,9 @@ public record StackLayout(Path dir) {
   public Path workloadKubeconfig() { return dir.resolve("workload.kubeconfig"); }
   /** A ControlPlaneUpgrade and a WorkersUpgrade for the estate, to apply with kubectl. */
   public Path demoResources() { return dir.resolve("upgrade.yaml"); }
+  /** The Temporal dev server's SQLite database: its histories and visibility; kept after
+   * {@code down}, replaced by the next {@code up}. */
+  public Path temporalDatabase() { return dir.resolve("temporal.db"); }
   /** The {@code export} lines for the CLI. */
   public Path env() { return dir.resolve("env"); }
   /** Where the process of {@code role} writes its class archive until it has stopped cleanly ({@link ClassArchives}). */

@@ -21,6 +21,10 @@ public final class StackMain {
       """
       usage: inplace up [options]      start the local stack of processes (docs/local-stack.md)
         --workers N            worker processes (default 2)
+        --temporal SERVER      test-server (default): Temporal's Java test server, in memory;
+                               dev-server: the real Temporal server (temporal server start-dev, built by
+                               ./inplace testbed build temporal), its database DIR/temporal.db, its Web UI
+                               on 127.0.0.1:8233
         --pool-size N          worker nodes per MachineDeployment (the demo's --workers; default 3)
         --control-planes N, --pools N, --distribution k3s|kubeadm, --from V, --to V, --fail NODE:STEP,
         --binary-size-mib N, --max-unavailable N, --drain-timeout S, --ready-timeout S, --restart-seconds S,
@@ -59,12 +63,13 @@ public final class StackMain {
 
   private static int up(List<String> args, PrintStream out) {
     int workers = 2;
+    TemporalServer temporal = TemporalServer.TEST_SERVER;
     Path dir = DEFAULT_DIR;
     List<String> estateArgs = new ArrayList<>();
     for (int i = 0; i < args.size(); i++) {
       String arg = args.get(i);
       if (i + 1 >= args.size() || args.get(i + 1).startsWith("--")) {
-        throw new IllegalArgumentException(ESTATE_OPTIONS.contains(arg) || Set.of("--workers", "--pool-size", "--dir").contains(arg)
+        throw new IllegalArgumentException(ESTATE_OPTIONS.contains(arg) || Set.of("--workers", "--pool-size", "--dir", "--temporal").contains(arg)
             ? arg + " needs a value" : "unknown option '" + arg + "'");
       }
       String value = args.get(++i);
@@ -72,6 +77,7 @@ public final class StackMain {
         case "--workers" -> workers = number(arg, value);
         case "--pool-size" -> estateArgs.addAll(List.of("--workers", value));
         case "--dir" -> dir = Path.of(value);
+        case "--temporal" -> temporal = TemporalServer.parse(value);
         default -> {
           if (!ESTATE_OPTIONS.contains(arg)) {
             throw new IllegalArgumentException("unknown option '" + arg + "'");
@@ -82,9 +88,9 @@ public final class StackMain {
     }
     DemoOptions.parse(estateArgs.toArray(String[]::new)); // refuses bad estate options before anything starts
     StackLayout layout = new StackLayout(dir);
-    out.println("inplace up: starting Temporal's test server, the estate and " + workers + " worker process"
-        + (workers == 1 ? "" : "es") + " in " + layout.dir());
-    LocalStack.up(layout, new LocalStack.Spec(workers, estateArgs, true), out);
+    out.println("inplace up: starting Temporal's " + (temporal == TemporalServer.DEV_SERVER ? "dev server" : "test server")
+        + ", the estate and " + workers + " worker process" + (workers == 1 ? "" : "es") + " in " + layout.dir());
+    LocalStack.up(layout, new LocalStack.Spec(workers, estateArgs, true, true, temporal), out);
     out.println();
     out.println("The stack is up. For the CLI and kubectl in another shell:");
     out.println();
@@ -93,6 +99,10 @@ public final class StackMain {
     out.println("Start the default demo's upgrade by applying its resources (" + layout.demoResources() + "):");
     out.println("  ./inplace apply-demo-crs");
     out.println("It prints the runs' IDs for ./inplace status ID and ./inplace watch ID.");
+    if (temporal == TemporalServer.DEV_SERVER) {
+      out.println("Temporal's Web UI: " + StackLayout.temporalUiUrl() + " (runs are found by InplaceCluster,"
+          + " InplaceKind, InplacePhase ...); its database: " + layout.temporalDatabase());
+    }
     out.println("Logs in " + layout.logs() + "; stop everything with ./inplace down");
     return 0;
   }

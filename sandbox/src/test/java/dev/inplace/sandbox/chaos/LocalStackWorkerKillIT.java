@@ -12,6 +12,7 @@ import dev.inplace.sandbox.stack.LocalStack;
 import dev.inplace.sandbox.stack.ProcessDemo;
 import dev.inplace.sandbox.stack.RemoteEstate;
 import dev.inplace.sandbox.stack.StackLayout;
+import dev.inplace.sandbox.stack.TemporalServer;
 import dev.inplace.workflows.api.WorkflowIds;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.Config;
@@ -36,14 +37,18 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The local stack of real processes: Temporal's test server, the estate and two workers, each its own
- * JVM. The demo's resources are applied and, while a node's upgrade has a heartbeating activity in
+ * The local stack of real processes: Temporal (its Java test server, and the real server as the
+ * test bed's dev server), the estate and two workers, each its own process. The demo's resources are applied and, while a node's upgrade has a heartbeating activity in
  * flight on one worker, that worker gets SIGKILL; the run must finish on the other with every node
- * upgraded, as the workload API server (ground truth, not the product's report) shows. The chaos
+ * upgraded, as the workload API server (ground truth, not the product's report) shows. On the test
+ * server the workers run without sticky execution (it never moves a dead worker's workflow tasks off
+ * its sticky queue); on the dev server with it, as in production, and the server's own fallback from
+ * the dead worker's sticky queue (after 5 s) lets the other worker go on. The chaos
  * campaign's smallest case (one kill, no restart), in its package so that the sandbox's failsafe
  * (alphabetical order) starts the three stack-based classes first.
  */
@@ -53,15 +58,20 @@ class LocalStackWorkerKillIT {
 
   @TempDir Path dir;
 
-  @Test
-  void aWorkerKilledMidNodeUpgradeLeavesTheRunToTheOtherWorker() throws Exception {
+  @ParameterizedTest(name = "on Temporal''s {0}")
+  @EnumSource(TemporalServer.class)
+  void aWorkerKilledMidNodeUpgradeLeavesTheRunToTheOtherWorker(TemporalServer server) throws Exception {
     List<String> args = List.of("--control-planes", "1", "--pools", "1", "--workers", "2", "--binary-size-mib", "8");
     DemoOptions options = DemoOptions.parse(args.toArray(String[]::new));
     StackLayout layout = new StackLayout(dir.resolve("stack"));
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
     List<Long> pids = new ArrayList<>();
-    try (LocalStack stack = LocalStack.up(layout, new LocalStack.Spec(2, DemoOptions.estateArgs(args), false), out)) {
+    LocalStack.Spec spec = new LocalStack.Spec(2, DemoOptions.estateArgs(args), false, true, server);
+    try (LocalStack stack = LocalStack.up(layout, spec, out)) {
+      assertEquals(server == TemporalServer.TEST_SERVER,
+          stack.workerEnvironment(1).containsKey("INPLACE_STICKY_SCHEDULE_TO_START_SECONDS"),
+          "sticky execution off on the test server only");
       long worker1 = stack.pid(StackLayout.worker(1)).orElseThrow();
       long worker2 = stack.pid(StackLayout.worker(2)).orElseThrow();
       pids.addAll(List.of(stack.pid("temporal").orElseThrow(), stack.pid("estate").orElseThrow(), worker1, worker2));
@@ -79,8 +89,8 @@ class LocalStackWorkerKillIT {
       long killedAt = System.nanoTime();
       DemoSummary summary = demo.get(150, TimeUnit.SECONDS);
       String output = printed.toString(StandardCharsets.UTF_8) + "\nkilled " + kill;
-      System.out.printf("LocalStackWorkerKillIT: SIGKILL of %s; the run finished %.1f s later on the other worker%n",
-          kill, (System.nanoTime() - killedAt) / 1e9);
+      System.out.printf("LocalStackWorkerKillIT (%s): SIGKILL of %s; the run finished %.1f s later on the other worker%n",
+          server.cliName(), kill, (System.nanoTime() - killedAt) / 1e9);
 
       assertFalse(ProcessHandle.of(kill.pid()).map(ProcessHandle::isAlive).orElse(false), output);
       int survivor = kill.worker() == 1 ? 2 : 1;

@@ -55,6 +55,24 @@ class LocalStackDownTest {
   }
 
   @Test
+  void theDevServerIsKnownByItsDatabaseInTheStackDirectoryAndAnotherStacksIsLeftAlone() throws Exception {
+    StackLayout layout = new StackLayout(dir.resolve("this"));
+    Process ours = sleeper(StackCommands.devServerMarkers(layout));
+    Process theirs = sleeper(StackCommands.devServerMarkers(new StackLayout(dir.resolve("other"))));
+    pidFile(layout, StackLayout.TEMPORAL, ours);
+    StackLayout other = new StackLayout(dir.resolve("elsewhere"));
+    pidFile(other, StackLayout.TEMPORAL, theirs);
+
+    List<String> stopped = LocalStack.down(layout);
+    List<String> stoppedElsewhere = LocalStack.down(other);
+
+    assertTrue(ours.waitFor(10, TimeUnit.SECONDS), "this stack's dev server was stopped");
+    assertEquals(1, stopped.size(), stopped.toString());
+    assertTrue(stoppedElsewhere.isEmpty(), "a dev server on another stack's database: " + stoppedElsewhere);
+    assertTrue(theirs.isAlive(), "another stack's dev server is not this stack's");
+  }
+
+  @Test
   void aReusedPidWithoutTheMarkersIsLeftAlone() throws Exception {
     StackLayout layout = new StackLayout(dir);
     Process stranger = sleeper(List.of());

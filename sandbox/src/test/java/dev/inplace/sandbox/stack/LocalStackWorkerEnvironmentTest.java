@@ -9,7 +9,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Sticky execution is turned off only where a stack's worker may be killed. */
+/** Sticky execution is turned off only where a stack's worker may be killed on Temporal's test server. */
 class LocalStackWorkerEnvironmentTest {
   @TempDir Path dir;
 
@@ -18,6 +18,15 @@ class LocalStackWorkerEnvironmentTest {
     Map<String, String> env =
         LocalStack.workerEnvironment(new StackLayout(dir), new LocalStack.Spec(2, List.of(), false), 1);
     assertEquals("0", env.get("INPLACE_STICKY_SCHEDULE_TO_START_SECONDS"));
+  }
+
+  @Test
+  void workersThatMayBeKilledKeepStickyExecutionOnTheDevServerWhichFallsBackFromADeadWorker() {
+    Map<String, String> env = LocalStack.workerEnvironment(
+        new StackLayout(dir), new LocalStack.Spec(2, List.of(), false, true, TemporalServer.DEV_SERVER), 1);
+    assertFalse(env.containsKey("INPLACE_STICKY_SCHEDULE_TO_START_SECONDS"));
+    assertEquals(StackLayout.temporalAddress(), env.get("TEMPORAL_ADDRESS"));
+    assertEquals("default", env.get("TEMPORAL_NAMESPACE"));
   }
 
   @Test

@@ -33,6 +33,26 @@ class StackCommandsTest {
   }
 
   @Test
+  void theDevServerListensOnLoopbackOnTheStacksPortsAndKeepsItsDatabaseInTheStackDirectory() {
+    StackLayout layout = new StackLayout(dir);
+    List<String> command = StackCommands.temporalDevServer(layout, Path.of("/opt/temporal"), 7233, 8233);
+
+    assertEquals(List.of("/opt/temporal", "server", "start-dev"), command.subList(0, 3));
+    assertEquals("127.0.0.1", after(command, "--ip"));
+    assertEquals("7233", after(command, "--port"));
+    assertEquals("8233", after(command, "--ui-port"));
+    assertEquals(dir.resolve("temporal.db").toString(), after(command, "--db-filename"));
+    assertEquals("default", after(command, "--namespace"));
+    assertTrue(command.containsAll(StackCommands.devServerMarkers(layout)), "marked as the stack's: " + command);
+  }
+
+  private static String after(List<String> command, String flag) {
+    int at = command.indexOf(flag);
+    assertTrue(at >= 0 && at + 1 < command.size(), flag + " in " + command);
+    return command.get(at + 1);
+  }
+
+  @Test
   void anEstateWithOpenSshHostsRunsWithC1Only() {
     StackLayout layout = new StackLayout(dir);
     List<String> openssh = StackCommands.estate(layout, List.of("--workers", "3", "--hosts", "openssh"), List.of());
