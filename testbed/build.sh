@@ -53,14 +53,30 @@ if [ "${1:-}" = --check ]; then
   exit 1
 fi
 
+say() { printf 'testbed: %s\n' "$*" >&2; }
+
+components=("$@")
+[ ${#components[@]} -gt 0 ] || components=("${all_components[@]}")
+for c in "${components[@]}"; do pinned "$c" >/dev/null; done
+stale=()
+for c in "${components[@]}"; do built "$c" || stale+=("$c"); done
+if [ ${#stale[@]} -eq 0 ]; then
+  say "ready in $bin (${#components[@]} components at their pinned versions)"
+  exit 0
+fi
+
 command -v go >/dev/null || {
-  echo "testbed: a Go toolchain (go 1.24 or newer) is needed to build the test bed: install Go (https://go.dev/doc/install, or Debian's golang-go if it is new enough) and retry" >&2
+  echo "testbed: a Go toolchain (go 1.24 or newer) is needed to build ${stale[*]}: install Go (https://go.dev/doc/install; Debian 12's golang-go is too old) and retry" >&2
   exit 2
 }
 mkdir -p "$bin" "$stamps" "$work" "$manifests" "$cache/logs"
+# One build at a time on this cache: a second caller (another test JVM, a second shell) waits here.
+exec 9>"$cache/.lock"
+if ! flock -n 9; then
+  say "another build of the test bed is running; waiting for it"
+  flock 9
+fi
 export GOFLAGS="${GOFLAGS:-} -mod=mod -buildvcs=false" GOTOOLCHAIN=local CGO_ENABLED=0
-
-say() { printf 'testbed: %s\n' "$*" >&2; }
 
 # A wrapper module of our own: `go install` refuses modules with replace directives, so each
 # component is built inside a module that requires it (and, for Kubernetes, maps its staging modules
@@ -174,8 +190,6 @@ build_one() {
   esac
 }
 
-components=("$@")
-[ ${#components[@]} -gt 0 ] || components=("${all_components[@]}")
 total=${#components[@]} i=0
 for c in "${components[@]}"; do
   i=$((i + 1))

@@ -37,12 +37,13 @@ public final class KubeControlPlane implements AutoCloseable {
   private final LocalProcess apiServer;
   private final LocalProcess controllerManager;
   private final int apiPort;
+  private final String etcdUrl;
   private final Path adminKubeconfig;
   private final HttpClient adminHttp;
 
   private KubeControlPlane(
       String name, Path dir, TestCa ca, LocalProcess etcd, LocalProcess apiServer, LocalProcess controllerManager,
-      int apiPort, Path adminKubeconfig, HttpClient adminHttp) {
+      int apiPort, String etcdUrl, Path adminKubeconfig, HttpClient adminHttp) {
     this.name = name;
     this.dir = dir;
     this.ca = ca;
@@ -50,6 +51,7 @@ public final class KubeControlPlane implements AutoCloseable {
     this.apiServer = apiServer;
     this.controllerManager = controllerManager;
     this.apiPort = apiPort;
+    this.etcdUrl = etcdUrl;
     this.adminKubeconfig = adminKubeconfig;
     this.adminHttp = adminHttp;
   }
@@ -105,7 +107,7 @@ public final class KubeControlPlane implements AutoCloseable {
         "--root-ca-file", ca.certificate().toString(),
         "--service-account-private-key-file", serviceAccount.key().toString()), dir);
     log.info("testbed control plane {} ready on {} in {} ms", name, server, (System.nanoTime() - started) / 1_000_000);
-    return new KubeControlPlane(name, dir, ca, etcd, apiServer, kcm, apiPort, adminKubeconfig, adminHttp);
+    return new KubeControlPlane(name, dir, ca, etcd, apiServer, kcm, apiPort, "http://127.0.0.1:" + etcdClient, adminKubeconfig, adminHttp);
   }
 
   /** {@code https://127.0.0.1:<port>}. */
@@ -145,9 +147,28 @@ public final class KubeControlPlane implements AutoCloseable {
 
   /** kill -9 the API server (etcd keeps the state), then start it again and wait until it is ready. */
   public void restartApiServer() {
+    killApiServer();
+    startApiServer();
+  }
+
+  /** kill -9 the API server: every watch and request on it ends at once. */
+  public void killApiServer() {
     apiServer.kill();
+  }
+
+  /** Starts the killed API server again on the same etcd and waits until it is ready. */
+  public void startApiServer() {
     apiServer.restart();
     apiServer.awaitReady(() -> ok(adminHttp, server() + "/readyz"), START_TIMEOUT);
+  }
+
+  /**
+   * etcd's client URL (plain HTTP on loopback). Its JSON gateway ({@code /v3/kv/put},
+   * {@code /v3/kv/compaction}) lets a proof compact history under the API server's feet, so that a
+   * watch resumed from an old resourceVersion is answered 410 Gone.
+   */
+  public String etcdUrl() {
+    return etcdUrl;
   }
 
   public boolean controllerManagerAlive() {

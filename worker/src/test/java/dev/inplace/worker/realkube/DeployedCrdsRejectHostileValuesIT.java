@@ -52,7 +52,7 @@ class DeployedCrdsRejectHostileValuesIT {
       }
       kube.apiextensions().v1().customResourceDefinitions().resource(crd).serverSideApply();
       kube.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata().getName()).waitUntilCondition(
-          c -> c != null && c.getStatus() != null && c.getStatus().getConditions().stream()
+          c -> c != null && c.getStatus() != null && c.getStatus().getConditions() != null && c.getStatus().getConditions().stream()
               .anyMatch(x -> "Established".equals(x.getType()) && "True".equals(x.getStatus())), 30, TimeUnit.SECONDS);
     }
     kube.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())

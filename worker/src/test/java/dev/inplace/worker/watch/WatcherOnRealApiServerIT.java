@@ -161,7 +161,7 @@ class WatcherOnRealApiServerIT {
             .withXKubernetesPreserveUnknownFields(true).build()).endSchema().endVersion().endSpec().build())
         .serverSideApply();
     kube.apiextensions().v1().customResourceDefinitions().withName(kind.getPlural() + "." + kind.getGroup()).waitUntilCondition(
-        c -> c != null && c.getStatus() != null && c.getStatus().getConditions().stream()
+        c -> c != null && c.getStatus() != null && c.getStatus().getConditions() != null && c.getStatus().getConditions().stream()
             .anyMatch(x -> "Established".equals(x.getType()) && "True".equals(x.getStatus())), 30, TimeUnit.SECONDS);
   }
 }
