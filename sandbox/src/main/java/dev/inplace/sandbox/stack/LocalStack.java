@@ -73,6 +73,16 @@ public final class LocalStack implements AutoCloseable {
   }
 
   /** A refusal or failure to start, with the reason for the user. */
+  /** The test bed's Temporal CLI (docs/testbed.md), built first if missing; a failed build refuses the stack. */
+  static Path temporalCli() {
+    try {
+      return dev.inplace.testbed.TestbedBinaries.locate().ensure("temporal").get(0);
+    } catch (IllegalStateException e) {
+      throw new StackException("--temporal dev-server needs the test bed's Temporal CLI: " + e.getMessage()
+          + "; --temporal test-server needs no build");
+    }
+  }
+
   public static final class StackException extends RuntimeException {
     public StackException(String message) {
       super(message);
@@ -119,7 +129,7 @@ public final class LocalStack implements AutoCloseable {
       }
     }
     // Built (once) before anything starts: a missing Go toolchain refuses the stack, changing nothing.
-    Path devServer = spec.temporal() == TemporalServer.DEV_SERVER ? TemporalCli.ensure() : null;
+    Path devServer = spec.temporal() == TemporalServer.DEV_SERVER ? temporalCli() : null;
     clean(layout);
     LocalStack stack = new LocalStack(layout, spec);
     try {

@@ -59,7 +59,7 @@ class DevServerDemoIT {
 
   @Test
   void theDemoOnTheRealTemporalServerUpgradesEveryNodeServesItsUiAndItsRunsAreListedByCluster() throws Exception {
-    Path temporal = TemporalCli.ensure();
+    Path temporal = LocalStack.temporalCli();
     Path tmp = Files.createDirectories(dir.resolve("tmp"));
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
