@@ -38,11 +38,15 @@ public final class ArtifactCache {
   private final HttpClient http;
   private final ConcurrentMap<String, Object> locks = new ConcurrentHashMap<>();
 
+  /** Redirects followed per download, each hop checked against the policy. */
+  static final int MAX_REDIRECTS = 5;
+
   public ArtifactCache(Path cacheDir, ArtifactSourcePolicy policy) {
-    // NORMAL follows https to https only, never down to plain http.
+    // Redirects are followed here, one hop at a time, each checked against the policy: the client
+    // follows none of its own.
     this(cacheDir, policy, HttpClient.newBuilder()
         .connectTimeout(Duration.ofSeconds(20))
-        .followRedirects(HttpClient.Redirect.NORMAL)
+        .followRedirects(HttpClient.Redirect.NEVER)
         .build());
   }
 
@@ -153,7 +157,10 @@ public final class ArtifactCache {
           + " is larger than " + (artifact.sizeBytes() > 0 ? "its declared " + limit + " bytes"
               : "the worker's limit of " + limit + " bytes (INPLACE_ARTIFACT_MAX_BYTES)"));
     } catch (IOException e) {
-      throw unavailable(artifact, e.getClass().getSimpleName() + ": " + e.getMessage());
+      // What the connection said (refused, reset, timed out) stays in the worker's log: in a run's
+      // failure, and so in a resource's status, it would tell a catalogue writer about ports and hosts.
+      log.warn("artifact {}: download failed: {}: {}", artifact.name(), e.getClass().getSimpleName(), e.getMessage());
+      throw unavailable(artifact, NOT_DELIVERED);
     }
     return HexFormat.of().formatHex(digest.digest());
   }
@@ -178,20 +185,59 @@ public final class ArtifactCache {
     }
   }
 
+  /** The one reason a failed download gives outside the worker's log. */
+  static final String NOT_DELIVERED = "the source did not deliver it (the worker's log has the details)";
+
+  /**
+   * GETs {@code uri}, following up to {@link #MAX_REDIRECTS} redirects, each hop checked against the
+   * policy before it is requested. Status codes and locations go to the worker's log only.
+   */
   private InputStream openHttp(Artifact artifact, URI uri) throws IOException {
-    HttpRequest request = HttpRequest.newBuilder(uri).GET().build();
-    HttpResponse<InputStream> response;
-    try {
-      response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw unavailable(artifact, "interrupted");
-    }
-    if (response.statusCode() != 200) {
+    URI current = uri;
+    for (int hop = 0; ; hop++) {
+      HttpResponse<InputStream> response;
+      try {
+        response = http.send(HttpRequest.newBuilder(current).GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw unavailable(artifact, "interrupted");
+      }
+      int status = response.statusCode();
+      if (status == 200) {
+        return response.body();
+      }
       response.body().close();
-      throw unavailable(artifact, "HTTP " + response.statusCode());
+      if (status < 300 || status > 399 || status == 304) {
+        log.warn("artifact {}: {} answered HTTP {}", artifact.name(), withoutQuery(current), status);
+        throw unavailable(artifact, NOT_DELIVERED);
+      }
+      if (hop == MAX_REDIRECTS) {
+        log.warn("artifact {}: more than {} redirects, the last from {}", artifact.name(), MAX_REDIRECTS, withoutQuery(current));
+        throw unavailable(artifact, NOT_DELIVERED);
+      }
+      String location = response.headers().firstValue("location").orElse("");
+      URI next;
+      try {
+        next = current.resolve(location);
+      } catch (IllegalArgumentException e) {
+        log.warn("artifact {}: {} redirects to an invalid location", artifact.name(), withoutQuery(current));
+        throw unavailable(artifact, NOT_DELIVERED);
+      }
+      java.util.Optional<String> refused = location.isEmpty()
+          ? java.util.Optional.of("artifact " + artifact.name() + ": its source redirects without a location")
+          : policy.redirectProblem(artifact, next);
+      if (refused.isPresent()) {
+        log.warn("artifact {}: redirect from {} to {} refused", artifact.name(), withoutQuery(current), withoutQuery(next));
+        throw UpgradeFailures.nonRetryable(UpgradeFailures.INVALID_REQUEST, refused.get());
+      }
+      log.debug("artifact {}: redirected to {}", artifact.name(), withoutQuery(next));
+      current = next;
     }
-    return response.body();
+  }
+
+  /** A URL for the log: scheme, host, port and path; a redirect's query may carry a signature. */
+  private static String withoutQuery(URI uri) {
+    return uri.getScheme() + "://" + uri.getHost() + (uri.getPort() < 0 ? "" : ":" + uri.getPort()) + uri.getRawPath();
   }
 
   private static io.temporal.failure.ApplicationFailure unavailable(Artifact artifact, String why) {

@@ -13,16 +13,25 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * Where the worker may fetch artifacts from, and how much: https only (to {@code allowedHosts} when
- * that is not empty), local files only below {@code mirrorDir} (an air-gapped mirror mounted into
- * the pod; none when it is null), and at most {@code maxBytes} per artifact (a declared size above
- * it is refused; an undeclared size stops the download there). Applied by the intake and by {@link
- * ArtifactCache} before it reads a byte, so the worker's own files (its service-account token,
- * its config) can never be staged onto a node.
+ * Where the worker may fetch artifacts from, and how much: https only, to {@code allowedHosts} (every
+ * redirect hop included; {@value #ANY_HOST} allows any host), local files only below {@code
+ * mirrorDir} (an air-gapped mirror mounted into the pod; none when it is null), and at most {@code
+ * maxBytes} per artifact (a declared size above it is refused; an undeclared size stops the download
+ * there). Applied by the intake and by {@link ArtifactCache} before it reads a byte, so the worker's
+ * own files (its service-account token, its config) can never be staged onto a node.
  */
 public record ArtifactSourcePolicy(Set<String> allowedHosts, Path mirrorDir, long maxBytes) {
   /** 2 GiB: bigger than any k3s or Kubernetes release file. */
   public static final long DEFAULT_MAX_BYTES = 2L << 30;
+  /** In {@code allowedHosts}: any https host (the explicit opt-out of the allowlist). */
+  public static final String ANY_HOST = "*";
+  /**
+   * The allowlist when none is configured: the hosts the distributions' own releases are served
+   * from, redirects included (k3s and k0s on GitHub releases, kubeadm, kubelet and kubectl on
+   * dl.k8s.io).
+   */
+  public static final Set<String> RELEASE_HOSTS = Set.of(
+      "github.com", "objects.githubusercontent.com", "release-assets.githubusercontent.com", "dl.k8s.io", "cdn.dl.k8s.io");
 
   public ArtifactSourcePolicy {
     allowedHosts = allowedHosts == null ? Set.of()
@@ -34,14 +43,34 @@ public record ArtifactSourcePolicy(Set<String> allowedHosts, Path mirrorDir, lon
     }
   }
 
-  /** https to any host, no local files, 2 GiB. */
+  /** https to any host, no local files, 2 GiB (tests). */
   public static ArtifactSourcePolicy httpsOnly() {
-    return new ArtifactSourcePolicy(Set.of(), null, DEFAULT_MAX_BYTES);
+    return new ArtifactSourcePolicy(Set.of(ANY_HOST), null, DEFAULT_MAX_BYTES);
   }
 
-  /** Local files below {@code mirrorDir} (and https anywhere), 2 GiB: the sandbox and tests. */
+  /** Local files below {@code mirrorDir}, https to the {@link #RELEASE_HOSTS}, 2 GiB. */
   public static ArtifactSourcePolicy mirror(Path mirrorDir) {
-    return new ArtifactSourcePolicy(Set.of(), mirrorDir, DEFAULT_MAX_BYTES);
+    return new ArtifactSourcePolicy(RELEASE_HOSTS, mirrorDir, DEFAULT_MAX_BYTES);
+  }
+
+  /** Whether artifacts may come from {@code host} (lower case), first URL or redirect hop. */
+  public boolean hostAllowed(String host) {
+    return allowedHosts.contains(ANY_HOST) || allowedHosts.contains(host);
+  }
+
+  /**
+   * Why a redirect to {@code next} may not be followed, if it may not: https only, no user info, an
+   * allowed host. The answer names no part of the location (the remote server chose it).
+   */
+  public Optional<String> redirectProblem(Artifact artifact, URI next) {
+    if (!"https".equalsIgnoreCase(next.getScheme()) || next.getHost() == null || next.getRawUserInfo() != null) {
+      return Optional.of("artifact " + artifact.name() + ": its source redirects to a location that is not a plain https URL");
+    }
+    if (!hostAllowed(next.getHost().toLowerCase(Locale.ROOT))) {
+      return Optional.of("artifact " + artifact.name() + ": its source redirects to a host outside the allowed artifact hosts"
+          + " (the worker's log names it; add it to INPLACE_ARTIFACT_HOSTS if you trust it)");
+    }
+    return Optional.empty();
   }
 
   /** Why this artifact may not be fetched, if it may not. Reads nothing. */
@@ -98,7 +127,7 @@ public record ArtifactSourcePolicy(Set<String> allowedHosts, Path mirrorDir, lon
       return Optional.of("artifact " + artifact.name() + ": an oci: source must be oci:HOST/REPO[:TAG]@sha256:<64 hex>");
     }
     String name = host.get().replaceFirst(":[0-9]+$", "");
-    if (!allowedHosts.isEmpty() && !allowedHosts.contains(name)) {
+    if (!hostAllowed(name)) {
       return Optional.of("artifact " + artifact.name() + ": registry " + name + " is not in the allowed artifact hosts "
           + List.copyOf(allowedHosts.stream().sorted().toList()) + " (INPLACE_ARTIFACT_HOSTS)");
     }
@@ -122,7 +151,7 @@ public record ArtifactSourcePolicy(Set<String> allowedHosts, Path mirrorDir, lon
           + " (credentials in a URL would reach the run's history and logs); serve it from a URL without them");
     }
     String host = uri.getHost().toLowerCase(Locale.ROOT);
-    if (!allowedHosts.isEmpty() && !allowedHosts.contains(host)) {
+    if (!hostAllowed(host)) {
       return Optional.of("artifact " + artifact.name() + ": host " + host + " is not in the allowed artifact hosts "
           + List.copyOf(allowedHosts.stream().sorted().toList()) + " (INPLACE_ARTIFACT_HOSTS)");
     }

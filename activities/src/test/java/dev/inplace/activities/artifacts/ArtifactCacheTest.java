@@ -50,7 +50,8 @@ class ArtifactCacheTest {
       throw new IOException(e);
     }
     http = https.server;
-    cache = new ArtifactCache(cacheDir, ArtifactSourcePolicy.mirror(mirror), https.client);
+    cache = new ArtifactCache(cacheDir,
+        new ArtifactSourcePolicy(Set.of("127.0.0.1"), mirror, ArtifactSourcePolicy.DEFAULT_MAX_BYTES), https.client);
     http.createContext(
         "/k3s",
         exchange -> {
@@ -222,7 +223,7 @@ class ArtifactCacheTest {
 
   @Test
   void anUndeclaredSizeStopsAtTheCapAndADeclaredOneAboveItIsRefused() throws Exception {
-    ArtifactCache capped = new ArtifactCache(cacheDir, new ArtifactSourcePolicy(Set.of(), mirror, 8), https.client);
+    ArtifactCache capped = new ArtifactCache(cacheDir, new ArtifactSourcePolicy(Set.of("127.0.0.1"), mirror, 8), https.client);
     ApplicationFailure stopped = assertFailure(UpgradeFailures.INVALID_REQUEST,
         () -> capped.fetch(artifact(url("/k3s"), sha256(CONTENT), 0)));
     assertEquals("artifact k3s is larger than the worker's limit of 8 bytes (INPLACE_ARTIFACT_MAX_BYTES)",
@@ -232,6 +233,70 @@ class ArtifactCacheTest {
     assertEquals(true, declared.getOriginalMessage().contains("above the worker's limit of 8"), declared.getMessage());
     try (Stream<Path> files = Files.list(cacheDir)) {
       assertEquals(List.of(), files.toList());
+    }
+  }
+
+  /** A context that answers {@code status} with {@code Location: location}. */
+  private void redirect(String path, int status, String location) {
+    http.createContext(path, exchange -> {
+      httpRequests.incrementAndGet();
+      exchange.getResponseHeaders().add("Location", location);
+      exchange.sendResponseHeaders(status, -1);
+      exchange.close();
+    });
+  }
+
+  @Test
+  void aRedirectWithinTheAllowedHostsIsFollowedHopByHop() throws Exception {
+    redirect("/hop1", 302, "/hop2");
+    redirect("/hop2", 307, url("/k3s"));
+    ArtifactCache allowed = new ArtifactCache(cacheDir,
+        new ArtifactSourcePolicy(Set.of("127.0.0.1"), null, ArtifactSourcePolicy.DEFAULT_MAX_BYTES), https.client);
+    assertArrayEquals(CONTENT, Files.readAllBytes(allowed.fetch(artifact(url("/hop1"), sha256(CONTENT), 0))));
+    assertEquals(3, httpRequests.get());
+  }
+
+  @Test
+  void aRedirectToAHostOutsideTheAllowlistIsRefusedBeforeItIsRequestedAndNotNamed() throws Exception {
+    redirect("/to-metadata", 302, "https://metadata.internal.example:8443/latest/credentials?token=abc");
+    ArtifactCache strict = new ArtifactCache(cacheDir,
+        new ArtifactSourcePolicy(Set.of("127.0.0.1"), null, ArtifactSourcePolicy.DEFAULT_MAX_BYTES), https.client);
+    ApplicationFailure refused = assertFailure(UpgradeFailures.INVALID_REQUEST,
+        () -> strict.fetch(artifact(url("/to-metadata"), sha256(CONTENT), 0)));
+    assertEquals(true, refused.getOriginalMessage().contains("redirects to a host outside the allowed artifact hosts"),
+        refused.getMessage());
+    assertFalse(refused.getOriginalMessage().contains("metadata.internal"), "the failure does not echo the location");
+    assertFalse(refused.getOriginalMessage().contains("8443"), refused.getMessage());
+    assertEquals(1, httpRequests.get(), "only the first URL was requested");
+  }
+
+  @Test
+  void aRedirectDownToPlainHttpIsRefused() throws Exception {
+    redirect("/downgrade", 301, "http://127.0.0.1:" + http.getAddress().getPort() + "/k3s");
+    ApplicationFailure refused = assertFailure(UpgradeFailures.INVALID_REQUEST,
+        () -> cache.fetch(artifact(url("/downgrade"), sha256(CONTENT), 0)));
+    assertEquals(true, refused.getOriginalMessage().contains("not a plain https URL"), refused.getMessage());
+  }
+
+  @Test
+  void endlessRedirectsStopAfterTheLimit() throws Exception {
+    redirect("/loop", 302, "/loop");
+    ArtifactCache any = new ArtifactCache(cacheDir, ArtifactSourcePolicy.httpsOnly(), https.client);
+    assertFailure(UpgradeFailures.ARTIFACT_UNAVAILABLE, () -> any.fetch(artifact(url("/loop"), sha256(CONTENT), 0)));
+    assertEquals(ArtifactCache.MAX_REDIRECTS + 1, httpRequests.get());
+  }
+
+  @Test
+  void aFailedDownloadSaysNothingTheRemoteServerOrTheConnectionSaid() throws Exception {
+    ArtifactCache any = new ArtifactCache(cacheDir, ArtifactSourcePolicy.httpsOnly(), https.client);
+    ApplicationFailure notFound = assertFailure(UpgradeFailures.ARTIFACT_UNAVAILABLE,
+        () -> any.fetch(artifact(url("/missing"), sha256(CONTENT), 0)));
+    ApplicationFailure closedPort = assertFailure(UpgradeFailures.ARTIFACT_UNAVAILABLE,
+        () -> any.fetch(artifact("https://127.0.0.1:1/k3s", sha256(CONTENT), 0)));
+    for (ApplicationFailure f : List.of(notFound, closedPort)) {
+      assertEquals(true, f.getOriginalMessage().endsWith(ArtifactCache.NOT_DELIVERED), f.getMessage());
+      assertFalse(f.getOriginalMessage().contains("404"), f.getMessage());
+      assertFalse(f.getOriginalMessage().contains("Exception"), f.getMessage());
     }
   }
 

@@ -57,7 +57,7 @@ final class SelfSignedHttps {
     tmf.init(trust);
     SSLContext clientContext = SSLContext.getInstance("TLS");
     clientContext.init(null, tmf.getTrustManagers(), null);
-    client = HttpClient.newBuilder().sslContext(clientContext).followRedirects(HttpClient.Redirect.NORMAL).build();
+    client = HttpClient.newBuilder().sslContext(clientContext).followRedirects(HttpClient.Redirect.NEVER).build();
   }
 
   String url(String path) {

@@ -405,7 +405,11 @@ public final class Estate implements EstateView, AutoCloseable {
   public FakeReleases releases() { return releases; }
 
   /** The worker's artifact sources: the fake releases as a local mirror (INPLACE_ARTIFACT_MIRROR_DIR). */
-  public ArtifactSourcePolicy artifactPolicy() { return ArtifactSourcePolicy.mirror(releases.artifactsDir()); }
+  public ArtifactSourcePolicy artifactPolicy() {
+    // The allowlist is on, as in production: the sandbox's registry is the one host it names.
+    return new ArtifactSourcePolicy(java.util.Set.of(FakeReleases.REGISTRY_HOST), releases.artifactsDir(),
+        ArtifactSourcePolicy.DEFAULT_MAX_BYTES);
+  }
 
   /** The estate's administrator on the management cluster: seeds objects, applies resources, plays CAPI. */
   @Override

@@ -194,6 +194,7 @@ public final class LocalStack implements AutoCloseable {
     env.put("INPLACE_ARTIFACT_CACHE", layout.artifactCache(role).toString());
     // The estate's fake releases stand for the artifact mirror a real site would have.
     env.put("INPLACE_ARTIFACT_MIRROR_DIR", layout.estateDir().resolve("artifacts").toString());
+    env.put("INPLACE_ARTIFACT_HOSTS", dev.inplace.sandbox.release.FakeReleases.REGISTRY_HOST);
     env.put("INPLACE_HTTP_BIND_ADDRESS", "127.0.0.1");
     env.put("INPLACE_HTTP_PORT", Integer.toString(StackLayout.workerHttpPort(index)));
     env.put("INPLACE_STATUS_INTERVAL_SECONDS", "1");

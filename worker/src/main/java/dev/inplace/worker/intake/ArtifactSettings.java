@@ -11,7 +11,11 @@ import java.util.stream.Collectors;
 
 /** Reads the catalogue source policy from the environment (documented in docs/configuration.md). */
 public final class ArtifactSettings {
-  /** Comma-separated https hosts artifacts may come from; empty means any https host. */
+  /**
+   * Comma-separated https hosts artifacts may come from, redirect hops included; unset or empty
+   * means the distributions' release hosts ({@link ArtifactSourcePolicy#RELEASE_HOSTS}), {@code *}
+   * any https host.
+   */
   public static final String ARTIFACT_HOSTS = "INPLACE_ARTIFACT_HOSTS";
   /** The one directory {@code file:} sources may lie below (an air-gapped mirror); unset means none. */
   public static final String ARTIFACT_MIRROR_DIR = "INPLACE_ARTIFACT_MIRROR_DIR";
@@ -26,8 +30,13 @@ public final class ArtifactSettings {
     String hosts = env.getOrDefault(ARTIFACT_HOSTS, "");
     Set<String> allowed = Arrays.stream(hosts.split(",")).map(String::trim).filter(h -> !h.isEmpty())
         .collect(Collectors.toSet());
+    if (allowed.isEmpty()) {
+      allowed = ArtifactSourcePolicy.RELEASE_HOSTS;
+    } else if (allowed.contains(ArtifactSourcePolicy.ANY_HOST) && allowed.size() > 1) {
+      throw new IllegalArgumentException(ARTIFACT_HOSTS + ": '*' (any https host) stands alone, got " + hosts);
+    }
     for (String h : allowed) {
-      if (!h.matches("[A-Za-z0-9.-]+")) {
+      if (!h.matches("[A-Za-z0-9.-]+") && !h.equals(ArtifactSourcePolicy.ANY_HOST)) {
         throw new IllegalArgumentException(ARTIFACT_HOSTS + ": '" + h + "' is not a host name");
       }
     }
