@@ -44,8 +44,12 @@ class HookServerTest {
   }
 
   private static final String DISCOVERY = request("Discovery", "");
-  /** The JDK server's request timeout is per JVM: every test server uses the same. */
-  static final Duration READ_TIMEOUT = Duration.ofSeconds(2);
+  /**
+   * The JDK server's request timeout is per JVM: every test server uses the same. It counts from the
+   * connection's accept, TLS handshake included: 2 s was too short for an RSA handshake on a loaded
+   * two-core machine (ExtensionTlsReloadTest was cut off mid-handshake), 5 s leaves room.
+   */
+  static final Duration READ_TIMEOUT = Duration.ofSeconds(5);
 
   @TempDir Path dir;
   private HookServer server;
