@@ -29,7 +29,8 @@ import java.util.TreeSet;
  *       minReadySeconds}, {@code readinessGates}, {@code deletion} (timeouts) and {@code taints}
  *       (synced onto the Node by the Machine controller);
  *   <li>the bootstrap config's copy of the version ({@code KThreesConfig spec.version}, {@code
- *       KubeadmConfig spec.clusterConfiguration.kubernetesVersion}) when it equals the new version.
+ *       KubeadmConfig spec.clusterConfiguration.kubernetesVersion}, k0smotron's {@code
+ *       K0sWorkerConfig} and {@code K0sControllerConfig spec.version}) when it equals the new version.
  * </ul>
  * {@code clusterName}, {@code bootstrap}, {@code infrastructureRef} and {@code providerID} are
  * references CAPI leaves out of its comparison; they neither block nor get patched. Every other spec
@@ -247,6 +248,8 @@ final class CanUpdateHook {
     return switch (kind) {
       case "KThreesConfig", "KThreesConfigTemplate" -> Optional.of("version");
       case "KubeadmConfig", "KubeadmConfigTemplate" -> Optional.of("clusterConfiguration/kubernetesVersion");
+      // k0smotron: a worker or controller config may pin the k0s version it bootstraps with.
+      case "K0sWorkerConfig", "K0sWorkerConfigTemplate", "K0sControllerConfig" -> Optional.of("version");
       default -> Optional.empty();
     };
   }

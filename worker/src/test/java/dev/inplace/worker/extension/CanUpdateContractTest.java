@@ -65,7 +65,9 @@ class CanUpdateContractTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"can-update-machine-accept.json", "can-update-machineset-accept.json"})
+  @ValueSource(strings = {"can-update-machine-accept.json", "can-update-machineset-accept.json",
+      // k0smotron: a K0sWorkerConfigTemplate that pins the version, bumped with the MachineSet's.
+      "can-update-machineset-accept-k0s-pinned.json"})
   void anAcceptedChangeMakesCapisPatchedCurrentEqualDesired(String name) throws Exception {
     JsonNode request = fixture(name).get("request");
     Shape shape = shape(name);
