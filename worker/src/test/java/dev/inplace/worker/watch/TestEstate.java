@@ -38,6 +38,10 @@ final class TestEstate {
   static final String KNOWN_HOSTS = "edge-known-hosts";
   static final String CATALOGUE = "k3s-releases";
   static final List<String> POOLS = List.of("md-a", "md-b");
+  /** The artifact hosts a worker allows for this estate's catalogue ({@code releases.example}). */
+  static final dev.inplace.activities.artifacts.ArtifactSourcePolicy ARTIFACTS =
+      new dev.inplace.activities.artifacts.ArtifactSourcePolicy(java.util.Set.of("releases.example"), null,
+          dev.inplace.activities.artifacts.ArtifactSourcePolicy.DEFAULT_MAX_BYTES);
 
   private final KubernetesClient client;
   /** The workload cluster's kubeconfig (the same server); null: a token the mock server takes. */

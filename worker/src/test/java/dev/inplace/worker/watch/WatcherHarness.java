@@ -93,7 +93,7 @@ final class WatcherHarness implements AutoCloseable {
   }
 
   UpgradeWatcher watcher(WatcherOptions options) {
-    UpgradeWatcher watcher = UpgradeWatcher.start(kube, client, TASK_QUEUE, options);
+    UpgradeWatcher watcher = UpgradeWatcher.start(kube, client, TASK_QUEUE, options, TestEstate.ARTIFACTS);
     watchers.add(watcher);
     return watcher;
   }
