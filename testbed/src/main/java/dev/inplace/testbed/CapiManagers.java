@@ -49,8 +49,29 @@ public final class CapiManagers implements AutoCloseable {
     this.version = version;
   }
 
+  /**
+   * The common names of the runtime-extension client certificates {@link #start(KubeControlPlane,
+   * Path, TestbedBinaries, boolean)} issues: the core manager (discovery, CanUpdateMachineSet,
+   * UpdateMachine) and the KubeadmControlPlane manager (CanUpdateMachine), as deploy/extension names
+   * them.
+   */
+  public static final Map<String, String> RUNTIME_EXTENSION_CLIENTS = Map.of(
+      "capi-manager", "capi-controller-manager",
+      "kubeadm-control-plane-manager", "capi-kubeadm-control-plane-controller-manager");
+
   /** Installs Cluster API's CRDs and webhooks on {@code plane} and starts its three managers. */
   public static CapiManagers start(KubeControlPlane plane, Path dir, TestbedBinaries binaries) {
+    return start(plane, dir, binaries, false);
+  }
+
+  /**
+   * As {@link #start(KubeControlPlane, Path, TestbedBinaries)}; with {@code runtimeExtensionClientCerts}
+   * the core and KubeadmControlPlane managers present a client certificate to runtime extensions
+   * ({@code --runtime-extension-client-cert-file}/{@code -key-file}), issued by the plane's CA with
+   * the common name {@link #RUNTIME_EXTENSION_CLIENTS} gives: an extension serving mutual TLS trusts
+   * {@code plane.ca()}.
+   */
+  public static CapiManagers start(KubeControlPlane plane, Path dir, TestbedBinaries binaries, boolean runtimeExtensionClientCerts) {
     long started = System.nanoTime();
     List<Path> paths = binaries.ensure("capi-manager", "kubeadm-control-plane-manager", "kubeadm-bootstrap-manager", "capi-manifests");
     Path manifests = paths.get(3);
@@ -87,6 +108,12 @@ public final class CapiManagers implements AutoCloseable {
           "--feature-gates", m.gates(), "--webhook-port", String.valueOf(m.webhookPort()),
           "--webhook-cert-dir", certs.toString(), "--health-addr", "127.0.0.1:" + m.healthPort(),
           "--diagnostics-address", "127.0.0.1:" + m.metricsPort(), "--insecure-diagnostics", "--v", "2"));
+      String clientName = RUNTIME_EXTENSION_CLIENTS.get(m.name());
+      if (runtimeExtensionClientCerts && clientName != null) {
+        TestCa.Issued client = plane.ca().client("runtime-extension-client-" + m.name(), clientName);
+        command.addAll(List.of("--runtime-extension-client-cert-file", client.cert().toString(),
+            "--runtime-extension-client-key-file", client.key().toString()));
+      }
       if (m.name().equals("capi-manager")) {
         // Short grace periods: the test bed's workload servers are restarted by some proofs.
         command.addAll(List.of("--remote-connection-grace-period", "50s", "--remote-conditions-grace-period", "2m"));

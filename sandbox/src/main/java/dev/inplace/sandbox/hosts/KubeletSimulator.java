@@ -106,6 +106,7 @@ public final class KubeletSimulator implements Closeable {
 
   private final KubernetesClient client;
   private final Settings settings;
+  /** Touched only on the simulator's thread (nodes join through {@link #add}). */
   private final List<NodeState> states = new ArrayList<>();
   private final ScheduledExecutorService executor;
   private final List<BinaryStart> starts = new CopyOnWriteArrayList<>();
@@ -149,6 +150,29 @@ public final class KubeletSimulator implements Closeable {
     return start(client, nodes, Settings.defaults());
   }
 
+  /**
+   * Starts simulating the kubelet of a node that joined after the start (a Machine provisioned by
+   * Cluster API); returns once its version and readiness have been evaluated and (when its Node
+   * exists) published. Adding a node already simulated does nothing.
+   */
+  public void add(SimulatedNode node) {
+    try {
+      executor.submit(() -> {
+        if (states.stream().anyMatch(s -> s.node.name().equals(node.name()))) {
+          return;
+        }
+        NodeState s = new NodeState(node);
+        states.add(s);
+        initialiseNode(s);
+      }).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while adding node " + node.name(), e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("cannot simulate the kubelet of " + node.name(), e.getCause());
+    }
+  }
+
   @Override
   public void close() {
     executor.shutdownNow();
@@ -163,17 +187,21 @@ public final class KubeletSimulator implements Closeable {
 
   private void initialise() {
     for (NodeState s : states) {
-      withNode(
-          s,
-          () -> {
-            s.restarts = readRestarts(s);
-            recordStart(s);
-            s.service = readServiceState(s);
-            s.verifyFault = verifyFault(s);
-            s.desired = evaluate(s);
-            publish(s);
-          });
+      initialiseNode(s);
     }
+  }
+
+  private void initialiseNode(NodeState s) {
+    withNode(
+        s,
+        () -> {
+          s.restarts = readRestarts(s);
+          recordStart(s);
+          s.service = readServiceState(s);
+          s.verifyFault = verifyFault(s);
+          s.desired = evaluate(s);
+          publish(s);
+        });
   }
 
   private void poll() {

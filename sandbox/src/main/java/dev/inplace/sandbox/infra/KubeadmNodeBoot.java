@@ -44,9 +44,15 @@ public final class KubeadmNodeBoot implements MachineBoot {
     this.workload = workload;
   }
 
+  /** Boots the node on loopback (no host of its own: the kubelet's version is the Machine's). */
   @Override
   public String boot(String namespace, String machine, String providerID, String version, boolean controlPlane, boolean first) {
-    String address = "127.0.0.1";
+    return boot(namespace, machine, providerID, version, controlPlane, first, "127.0.0.1");
+  }
+
+  /** As {@link #boot(String, String, String, String, boolean, boolean)}, the Node's InternalIP {@code address}. */
+  public String boot(
+      String namespace, String machine, String providerID, String version, boolean controlPlane, boolean first, String address) {
     Map<String, String> labels = new LinkedHashMap<>(Map.of("kubernetes.io/hostname", machine, "kubernetes.io/os", "linux"));
     if (controlPlane) {
       labels.put("node-role.kubernetes.io/control-plane", "");

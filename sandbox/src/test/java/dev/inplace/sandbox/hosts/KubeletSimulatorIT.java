@@ -144,6 +144,21 @@ class KubeletSimulatorIT {
   }
 
   @Test
+  void aNodeAddedAfterTheStartIsReportedAtItsInstalledVersionAndFollowsItsRestarts() throws Exception {
+    kubelet = KubeletSimulator.start(client, List.of(), new KubeletSimulator.Settings(STARTUP, Duration.ofMillis(50)));
+    Thread.sleep(3 * STARTUP.toMillis());
+    assertEquals(null, node().getStatus() == null ? null : node().getStatus().getNodeInfo(), "not simulated yet");
+
+    kubelet.add(worker.simulatedNode());
+    kubelet.add(worker.simulatedNode()); // a second add of the same node changes nothing
+    assertEventually(true, V1);
+    install(V2);
+    assertEquals(0, systemctl("restart", "k3s-agent").exitValue());
+    assertEventually(true, V2);
+    assertEquals(2, kubelet.binaryStarts().size(), "the start at add and the restart: " + kubelet.binaryStarts());
+  }
+
+  @Test
   void failedServiceMakesTheNodeNotReady() throws Exception {
     kubelet = start();
     assertEventually(true, V1);

@@ -65,7 +65,7 @@ class KubeadmClusterOnRealCapiIT {
     wl = client(workload.adminKubeconfig());
     int port = Integer.parseInt(workload.server().substring(workload.server().lastIndexOf(':') + 1));
     provider = SandboxInfraProvider.start(mgmt, "127.0.0.1", port, new KubeadmNodeBoot(mgmt, wl));
-    seedCluster();
+    seedCluster(mgmt, workload);
   }
 
   @AfterAll
@@ -111,33 +111,38 @@ class KubeadmClusterOnRealCapiIT {
     assertTrue(capi.allAlive(), "every Cluster API manager still runs");
   }
 
-  static void seedCluster() throws Exception {
+  /**
+   * Seeds the kubeadm cluster on {@code mgmt}: the CA and external-etcd Secrets from {@code workload},
+   * the sandbox infrastructure, a KubeadmControlPlane of 3 (maxSurge 0) and a MachineDeployment of 2,
+   * all at {@link #VERSION}.
+   */
+  static void seedCluster(KubernetesClient mgmt, KubeControlPlane workload) throws Exception {
     mgmt.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).serverSideApply();
     // The workload API server trusts this CA: KCP signs the cluster's admin kubeconfig with it.
-    secret(CLUSTER + "-ca", Map.of("tls.crt", Files.readString(workload.ca().certificate()), "tls.key", Files.readString(workload.ca().key())));
+    secret(mgmt, CLUSTER + "-ca", Map.of("tls.crt", Files.readString(workload.ca().certificate()), "tls.key", Files.readString(workload.ca().key())));
     // External etcd (the workload server's own): KCP then checks no etcd pods or members, which it would
     // reach through a kubelet's port-forward (docs/testbed.md).
-    secret(CLUSTER + "-etcd", Map.of("tls.crt", Files.readString(workload.ca().certificate())));
+    secret(mgmt, CLUSTER + "-etcd", Map.of("tls.crt", Files.readString(workload.ca().certificate())));
     TestCa.Issued etcdClient = workload.ca().client("apiserver-etcd-client", "kube-apiserver-etcd-client");
-    secret(CLUSTER + "-apiserver-etcd-client", Map.of("tls.crt", Files.readString(etcdClient.cert()), "tls.key", Files.readString(etcdClient.key())));
+    secret(mgmt, CLUSTER + "-apiserver-etcd-client", Map.of("tls.crt", Files.readString(etcdClient.cert()), "tls.key", Files.readString(etcdClient.key())));
 
-    apply(infra("SandboxCluster", CLUSTER, Map.of()));
-    apply(infra("SandboxMachineTemplate", CLUSTER + "-cp", Map.of("template", Map.of("spec", Map.of()))));
-    apply(infra("SandboxMachineTemplate", CLUSTER + "-md-0", Map.of("template", Map.of("spec", Map.of()))));
-    apply(object("bootstrap.cluster.x-k8s.io/v1beta2", "KubeadmConfigTemplate", CLUSTER + "-md-0",
+    apply(mgmt, infra("SandboxCluster", CLUSTER, Map.of()));
+    apply(mgmt, infra("SandboxMachineTemplate", CLUSTER + "-cp", Map.of("template", Map.of("spec", Map.of()))));
+    apply(mgmt, infra("SandboxMachineTemplate", CLUSTER + "-md-0", Map.of("template", Map.of("spec", Map.of()))));
+    apply(mgmt, object("bootstrap.cluster.x-k8s.io/v1beta2", "KubeadmConfigTemplate", CLUSTER + "-md-0",
         Map.of("template", Map.of("spec", Map.of("format", "cloud-config")))));
-    apply(object("cluster.x-k8s.io/v1beta2", "Cluster", CLUSTER, Map.of(
+    apply(mgmt, object("cluster.x-k8s.io/v1beta2", "Cluster", CLUSTER, Map.of(
         "infrastructureRef", Map.of("apiGroup", SandboxInfraCrds.GROUP, "kind", "SandboxCluster", "name", CLUSTER),
         "controlPlaneRef", Map.of("apiGroup", "controlplane.cluster.x-k8s.io", "kind", "KubeadmControlPlane", "name", CLUSTER + "-control-plane"))));
     Map<String, Object> external = Map.of("endpoints", List.of("https://127.0.0.1:2379"), "caFile", "/etc/kubernetes/pki/etcd/ca.crt",
         "certFile", "/etc/kubernetes/pki/apiserver-etcd-client.crt", "keyFile", "/etc/kubernetes/pki/apiserver-etcd-client.key");
-    apply(object("controlplane.cluster.x-k8s.io/v1beta2", "KubeadmControlPlane", CLUSTER + "-control-plane", Map.of(
+    apply(mgmt, object("controlplane.cluster.x-k8s.io/v1beta2", "KubeadmControlPlane", CLUSTER + "-control-plane", Map.of(
         "replicas", 3, "version", VERSION,
         "machineTemplate", Map.of("spec", Map.of("infrastructureRef",
             Map.of("apiGroup", SandboxInfraCrds.GROUP, "kind", "SandboxMachineTemplate", "name", CLUSTER + "-cp"))),
         "kubeadmConfigSpec", Map.of("clusterConfiguration", Map.of("etcd", Map.of("external", external))),
         "rollout", Map.of("strategy", Map.of("type", "RollingUpdate", "rollingUpdate", Map.of("maxSurge", 0))))));
-    apply(object("cluster.x-k8s.io/v1beta2", "MachineDeployment", CLUSTER + "-md-0", Map.of(
+    apply(mgmt, object("cluster.x-k8s.io/v1beta2", "MachineDeployment", CLUSTER + "-md-0", Map.of(
         "clusterName", CLUSTER, "replicas", 2,
         "template", Map.of("spec", Map.of("clusterName", CLUSTER, "version", VERSION,
             "bootstrap", Map.of("configRef", Map.of("apiGroup", "bootstrap.cluster.x-k8s.io", "kind", "KubeadmConfigTemplate", "name", CLUSTER + "-md-0")),
@@ -154,7 +159,7 @@ class KubeadmClusterOnRealCapiIT {
     return out.toString();
   }
 
-  static void secret(String name, Map<String, String> data) {
+  static void secret(KubernetesClient mgmt, String name, Map<String, String> data) {
     Map<String, String> encoded = new LinkedHashMap<>();
     data.forEach((k, v) -> encoded.put(k, Base64.getEncoder().encodeToString(v.getBytes(StandardCharsets.UTF_8))));
     mgmt.secrets().inNamespace(NS).resource(new SecretBuilder().withMetadata(new ObjectMetaBuilder().withName(name).withNamespace(NS)
@@ -175,7 +180,7 @@ class KubeadmClusterOnRealCapiIT {
     return r;
   }
 
-  static void apply(GenericKubernetesResource r) {
+  static void apply(KubernetesClient mgmt, GenericKubernetesResource r) {
     mgmt.resource(r).inNamespace(NS).create();
   }
 

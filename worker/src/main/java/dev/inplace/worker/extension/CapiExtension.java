@@ -53,6 +53,11 @@ public final class CapiExtension implements AutoCloseable {
     return server.port();
   }
 
+  /** The calls each hook answered, by {@code "<hook>/<status>"} (see {@link HookServer#answeredCalls}). */
+  public java.util.Map<String, Long> answeredCalls() {
+    return server.answeredCalls();
+  }
+
   @Override
   public void close() {
     server.close();

@@ -79,6 +79,9 @@ public final class HookServer implements AutoCloseable {
   private final ThreadPoolExecutor work;
   private final Map<String, Endpoint> endpoints;
   private final int maxBodyBytes;
+  /** Answered hook calls, by "hook/status" (discovery included), since the start. */
+  private final java.util.concurrent.ConcurrentMap<String, java.util.concurrent.atomic.LongAdder> answered =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   private HookServer(
       HttpsServer server, ThreadPoolExecutor http, ThreadPoolExecutor work, Map<String, Endpoint> endpoints, int maxBodyBytes) {
@@ -152,6 +155,16 @@ public final class HookServer implements AutoCloseable {
     return server.getAddress().getPort();
   }
 
+  /**
+   * How many calls each hook answered since the start, by {@code "<hook>/<status>"} (e.g. {@code
+   * "UpdateMachine/Success"}); refused requests (404, 405, 413) are not counted.
+   */
+  public Map<String, Long> answeredCalls() {
+    Map<String, Long> counts = new java.util.TreeMap<>();
+    answered.forEach((k, v) -> counts.put(k, v.sum()));
+    return counts;
+  }
+
   /** The path of a handler below the hook group root, as CAPI builds it: lower-case hook name, handler name. */
   static String path(String hook, String handler) {
     return hook.toLowerCase(java.util.Locale.ROOT) + "/" + handler;
@@ -199,7 +212,10 @@ public final class HookServer implements AutoCloseable {
         plain(exchange, 413, "request body over " + maxBodyBytes + " bytes");
         return;
       }
-      json(exchange, answer(endpoint, body, budget(exchange.getRequestURI().getRawQuery())));
+      ObjectNode answer = answer(endpoint, body, budget(exchange.getRequestURI().getRawQuery()));
+      answered.computeIfAbsent(endpoint.hook() + "/" + answer.path("status").asText(""),
+          k -> new java.util.concurrent.atomic.LongAdder()).increment();
+      json(exchange, answer);
     } catch (IOException e) {
       // The client went away or the read timeout closed the connection: nobody to answer.
       log.debug("hook connection closed: {}", e.toString());

@@ -134,6 +134,19 @@ class HookServerTest {
   }
 
   @Test
+  void answeredCallsCountEachHookByTheStatusItAnsweredAndLeaveRefusedRequestsOut() throws Exception {
+    start(false, ExtensionOptions.DEFAULT_MAX_BODY_BYTES);
+    post(ROOT + "discovery", DISCOVERY);
+    post(ROOT + "updatemachine/update-machine", fixture("update-machine-request.json").toString());
+    post(ROOT + "updatemachine/update-machine", fixture("update-machine-request.json").toString());
+    post(ROOT + "canupdatemachine/can-update-machine", "{not json");
+    post(ROOT + "beforeclusterupgrade/before-cluster-upgrade", "{}");
+
+    assertEquals(java.util.Map.of("Discovery/Success", 1L, "UpdateMachine/Success", 2L, "CanUpdateMachine/Failure", 1L),
+        server.answeredCalls());
+  }
+
+  @Test
   void aClientWithoutACertificateIsRefusedWhenTheCaIsConfigured() throws Exception {
     start(true, ExtensionOptions.DEFAULT_MAX_BODY_BYTES);
     assertThrows(IOException.class, () -> post(ROOT + "discovery", DISCOVERY, false));
