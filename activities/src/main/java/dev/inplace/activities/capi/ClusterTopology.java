@@ -28,6 +28,7 @@ public final class ClusterTopology {
     }
     return Optional.of("Cluster " + cluster + " is managed by ClusterClass " + klass + " (spec.topology, version "
         + t.get("version") + "): its topology controller owns the control-plane and MachineDeployment versions; "
-        + "inplace does not upgrade ClusterClass clusters, change spec.topology.version instead");
+        + "the custom resources do not upgrade ClusterClass clusters: change spec.topology.version, and CAPI's in-place"
+        + " update hooks call inplace's runtime extension for each Machine (docs/capi-extension.md)");
   }
 }

@@ -172,8 +172,9 @@ class DescribeClusterTest {
 
     assertTrue(failure.isNonRetryable());
     assertEquals("Cluster capi-system/c1 is managed by ClusterClass k3s-edge (spec.topology, version " + V
-        + "): its topology controller owns the control-plane and MachineDeployment versions; inplace does not"
-        + " upgrade ClusterClass clusters, change spec.topology.version instead", failure.getOriginalMessage());
+        + "): its topology controller owns the control-plane and MachineDeployment versions; the custom resources"
+        + " do not upgrade ClusterClass clusters: change spec.topology.version, and CAPI's in-place update hooks"
+        + " call inplace's runtime extension for each Machine (docs/capi-extension.md)", failure.getOriginalMessage());
   }
 
   @Test
