@@ -32,7 +32,8 @@ final class HostProfiles {
       throws IntakeRefusal {
     HostProfile standard = distribution.defaultProfile().withOs(os);
     if (name == null) {
-      return checked(distribution, standard, "the standard " + distribution.name().toLowerCase() + " layout");
+      return checked(distribution, standard,
+          "the standard " + distribution.name().toLowerCase(java.util.Locale.ROOT) + " layout");
     }
     String what = InplaceHostProfile.KIND + " " + name;
     InplaceHostProfile found;
