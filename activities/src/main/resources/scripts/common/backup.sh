@@ -3,13 +3,19 @@
 set -eu
 root="${INPLACE_HOST_ROOT:-}"
 # Keeps a copy of each current binary as <backup_dir>/<name>.prev, checked against the digest seen
-# at preflight. A backup that already has that digest is kept as it is.
+# at preflight. A backup that already has that digest is kept as it is. Nothing here follows a link:
+# the backup dir is root's alone with no link on the way, a binary or backup that is a link is
+# refused, and each copy goes to a new file made by mktemp in the backup dir (never a fixed name
+# someone could plant), whose digest is checked before it is renamed over the backup.
 
 backup_dir={{backup_dir}}
 
 # inplace-include: sha256
+# inplace-include: safe-dir
 
+require_safe_dir "$backup_dir"
 [ -d "$root$backup_dir" ] || mkdir -p "$root$backup_dir"
+require_safe_dir "$backup_dir"
 
 # path expected_sha256 prev current_sha256: the file does not have the digest, so only a kept backup
 # that has it will do (backup_file skips it while it differs from the file); else the step fails.
@@ -28,7 +34,12 @@ refuse_unless_kept() {
 # have the digest (cmp failing to tell counts as the same bytes), and the one digest computed on the
 # way is the copy's: the bytes kept.
 backup_file() {
-  local prev="$root$backup_dir/${1##*/}.prev"
+  local name="${1##*/}"
+  local prev="$root$backup_dir/$name.prev"
+  if [ -L "$root$1" ] || [ -L "$prev" ]; then
+    echo "refusing to back up $1: it or $backup_dir/$name.prev is a symbolic link" >&2
+    exit 1
+  fi
   local compared=1 # 0 the same bytes, 1 different (or either absent), more: cmp could not tell
   if [ -f "$prev" ] && [ -f "$root$1" ]; then
     compared=0
@@ -42,7 +53,8 @@ backup_file() {
     refuse_unless_kept "$1" "$2" "$prev" "absent"
     return 0
   fi
-  local tmp="$prev.tmp"
+  local tmp
+  tmp="$(mktemp "$root$backup_dir/.$name.prev.XXXXXXXX")"
   cp -p "$root$1" "$tmp"
   if [ "$(sha256_of "$tmp")" != "$2" ]; then
     rm -f "$tmp"

@@ -3,13 +3,19 @@
 set -eu
 root="${INPLACE_HOST_ROOT:-}"
 # Compensation: puts every file back as it was before the run. A file that did not exist is removed;
-# a changed file is replaced by its backup (checked against the old digest) with an atomic rename.
-# Restores what it can, then fails if anything could not be restored.
+# a changed file is replaced by a copy of its backup, made by mktemp next to it, whose digest is
+# checked (the bytes about to be put in place, not the backup before the copy) before the atomic
+# rename. Nothing here follows a link: the backup dir and each target's dir must be root's alone with
+# no link on the way, and a backup that is a link is not used. Restores what it can, then fails if
+# anything could not be restored.
 
 backup_dir={{backup_dir}}
 
 # inplace-include: sha256
 # inplace-include: restart-state
+# inplace-include: safe-dir
+
+require_safe_dir "$backup_dir"
 
 failed=0
 
@@ -35,20 +41,32 @@ restore_file() {
     echo "unchanged=$1"
     return 0
   fi
-  local prev="$root$backup_dir/$(basename "$1").prev"
-  if [ ! -f "$prev" ] || [ "$(sha256_of "$prev")" != "$2" ]; then
+  local dir="${1%/*}" name="${1##*/}"
+  dir="${dir:-/}"
+  local prev="$root$backup_dir/$name.prev" problem
+  if [ -L "$prev" ] || [ ! -f "$prev" ]; then
     echo "cannot restore $1: no backup with sha256 $2 in $backup_dir" >&2
     failed=1
     return 0
   fi
-  local dir
-  dir="$(dirname "$target")"
-  mkdir -p "$dir"
-  local tmp="$dir/.$(basename "$target").inplace-tmp"
+  if ! problem="$(safe_dir_problem "$dir")"; then
+    echo "cannot restore $1: $problem" >&2
+    failed=1
+    return 0
+  fi
+  [ -d "$root$dir" ] || mkdir -p "$root$dir"
+  local tmp
+  tmp="$(mktemp "$root$dir/.$name.inplace-XXXXXXXX")"
   cp -p "$prev" "$tmp"
+  if [ "$(sha256_of "$tmp")" != "$2" ]; then
+    rm -f "$tmp"
+    echo "cannot restore $1: no backup with sha256 $2 in $backup_dir" >&2
+    failed=1
+    return 0
+  fi
   mark_restart_pending
   journal "act action=restore path=$1 from=$current to=$2"
-  mv -f "$tmp" "$target"
+  mv -f "$tmp" "$root$1"
   echo "restored=$1"
 }
 restore_file {{files}}

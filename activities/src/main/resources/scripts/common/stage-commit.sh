@@ -7,6 +7,9 @@ root="${INPLACE_HOST_ROOT:-}"
 staging_dir={{staging_dir}}
 
 # inplace-include: sha256
+# inplace-include: safe-dir
+
+require_safe_dir "$staging_dir" "${SUDO_USER:-}"
 
 # name staged_file_name sha256
 commit_artifact() {

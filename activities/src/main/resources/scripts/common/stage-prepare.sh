@@ -10,8 +10,13 @@ root="${INPLACE_HOST_ROOT:-}"
 staging_dir={{staging_dir}}
 
 # inplace-include: sha256
+# inplace-include: safe-dir
 
+# Every directory on the way is root's alone and none is a link, so the one chown below is of the
+# staging dir itself, never of a directory someone else chose or swapped in.
+require_safe_dir "$staging_dir" "${SUDO_USER:-}"
 [ -d "$root$staging_dir" ] || mkdir -p "$root$staging_dir"
+require_safe_dir "$staging_dir" "${SUDO_USER:-}"
 # The upload runs over SFTP as the login user, who must be able to write here.
 if [ -n "${SUDO_USER:-}" ]; then
   chown "$SUDO_USER" "$root$staging_dir"

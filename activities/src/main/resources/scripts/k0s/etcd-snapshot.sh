@@ -11,6 +11,8 @@ bin_dir={{bin_dir}}
 snapshot_dir={{snapshot_dir}}
 name={{name}}
 
+# inplace-include: safe-dir
+
 # Prints the host path of the backup archive in directory $1, or nothing.
 find_backup() {
   local f
@@ -28,6 +30,12 @@ if [ -n "$existing" ]; then
   echo "snapshot=$existing"
   echo "already_taken=true"
   exit 0
+fi
+# k0s runs as root from the layout's bin dir only: no link on the way, the dir root's alone.
+require_safe_dir "$bin_dir"
+if [ -L "$root$bin_dir/k0s" ]; then
+  echo "refusing $bin_dir/k0s: it is a symbolic link; only the file itself is run" >&2
+  exit 1
 fi
 part="$root$snapshot_dir/.$name.part"
 rm -rf "$part"

@@ -11,7 +11,15 @@ root="${INPLACE_HOST_ROOT:-}"
 staging_dir={{staging_dir}}
 bin_dir={{bin_dir}}
 
+# inplace-include: safe-dir
+
+# k0s runs as root from the layout's bin dir only: no link on the way, the dir root's alone.
+require_safe_dir "$bin_dir"
 k0s="$root$bin_dir/k0s"
+if [ -L "$k0s" ]; then
+  echo "refusing $bin_dir/k0s: it is a symbolic link; only the file itself is run" >&2
+  exit 1
+fi
 if [ -x "$k0s" ] && "$k0s" status >/dev/null 2>&1; then
   journal "act action=stop service=k0s from=running"
   # k0s's own output goes to stderr: stdout carries only the key=value report.
@@ -24,4 +32,5 @@ fi
 # inplace-include: sha256
 
 # inplace-include: restart-state
+# inplace-include: safe-dir
 # inplace-include: install-artifacts

@@ -15,6 +15,8 @@ snapshot_dir={{snapshot_dir}}
 name={{name}}
 db_dir="${snapshot_dir%/*}"
 
+# inplace-include: safe-dir
+
 # Prints the host path of the newest snapshot file named <name>-..., or nothing.
 find_snapshot() {
   local found="" f
@@ -76,6 +78,12 @@ if [ ! -d "$root$db_dir/etcd" ] && [ -f "$root$db_dir/state.db" ]; then
 fi
 
 echo "datastore=etcd"
+# The binary runs as root from the layout's bin dir only: no link on the way, the dir root's alone.
+require_safe_dir "$bin_dir"
+if [ -L "$root$bin_dir/$binary" ]; then
+  echo "refusing $bin_dir/$binary: it is a symbolic link; only the file itself is run" >&2
+  exit 1
+fi
 # The snapshot tool's own output goes to stderr: stdout carries only the key=value report.
 "$root$bin_dir/$binary" etcd-snapshot save --name "$name" >&2
 

@@ -10,4 +10,5 @@ staging_dir={{staging_dir}}
 # inplace-include: sha256
 
 # inplace-include: restart-state
+# inplace-include: safe-dir
 # inplace-include: install-artifacts

@@ -8,11 +8,18 @@ root="${INPLACE_HOST_ROOT:-}"
 # the active entry); otherwise it is reported absent and the image is (re)installed.
 
 staging_dir={{staging_dir}}
+backup_dir={{backup_dir}}
 bin_dir={{bin_dir}}
 version_binary={{version_binary}}
 service={{service}}
 
 # inplace-include: kairos-plan
+# inplace-include: safe-dir
+
+# The profile's directories: no symbolic link on the way, none another user owns or may write.
+require_safe_dir "$bin_dir"
+require_safe_dir "$staging_dir" "${SUDO_USER:-}"
+require_safe_dir "$backup_dir"
 
 if ! command -v kairos-agent >/dev/null 2>&1; then
   echo "kairos-agent is not installed: this is not a Kairos host (check the cluster's os setting)" >&2
@@ -50,6 +57,10 @@ report_image {{install_paths}}
 # First token of the first line that looks like v<major>.<minor>.<patch>; empty when unknown.
 version=""
 binary="$root$bin_dir/$version_binary"
+if [ -L "$binary" ]; then
+  echo "refusing $bin_dir/$version_binary: it is a symbolic link; only the file itself is run" >&2
+  exit 1
+fi
 if [ -x "$binary" ]; then
   version="$( (version_output "$binary" 2>/dev/null || true) | awk 'NR == 1 {
     for (i = 1; i <= NF; i++) if ($i ~ /^v[0-9]+\.[0-9]+\.[0-9]+/) { print $i; exit }

@@ -13,6 +13,8 @@ pki_dir={{pki_dir}}
 endpoint={{endpoint}}
 name={{name}}
 
+# inplace-include: safe-dir
+
 file="$snapshot_dir/$name.db"
 if [ -s "$root$file" ]; then
   echo "snapshot=$file"
@@ -24,7 +26,8 @@ part="$root$snapshot_dir/.$name.db.part"
 rm -f "$part"
 
 etcdctl=""
-if [ -x "$root$bin_dir/etcdctl" ]; then
+require_safe_dir "$bin_dir"
+if [ -x "$root$bin_dir/etcdctl" ] && [ ! -L "$root$bin_dir/etcdctl" ]; then
   etcdctl="$root$bin_dir/etcdctl"
 elif command -v etcdctl >/dev/null 2>&1; then
   etcdctl="$(command -v etcdctl)"

@@ -18,7 +18,15 @@ config_file={{config_file}}
 use_config={{use_config}}
 ignored={{ignore_preflight_errors}}
 
+# inplace-include: safe-dir
+
+# kubeadm runs as root from the layout's bin dir only: no link on the way, the dir root's alone.
+require_safe_dir "$bin_dir"
 kubeadm="$root$bin_dir/kubeadm"
+if [ -L "$kubeadm" ]; then
+  echo "refusing $bin_dir/kubeadm: it is a symbolic link; only the file itself is run" >&2
+  exit 1
+fi
 
 # Prints the newest kubeadm backup of the static-pod manifests, or nothing.
 report_backup() {
@@ -58,8 +66,12 @@ if [ "$use_config" = true ]; then
   for e in "${errors[@]}"; do
     list="$list${list:+, }\"$e\""
   done
-  mkdir -p "$(dirname "$root$config_file")"
-  cat > "$root$config_file.tmp" <<CONFIG
+  config_dir="${config_file%/*}"
+  require_safe_dir "$config_dir" "${SUDO_USER:-}"
+  mkdir -p "$root$config_dir"
+  # A new file (mktemp), never a fixed name someone could have linked elsewhere.
+  config_tmp="$(mktemp "$root$config_file.XXXXXXXX")"
+  cat > "$config_tmp" <<CONFIG
 apiVersion: kubeadm.k8s.io/v1beta4
 kind: UpgradeConfiguration
 apply:
@@ -75,7 +87,7 @@ node:
   etcdUpgrade: true
   ignorePreflightErrors: [$list]
 CONFIG
-  mv -f "$root$config_file.tmp" "$root$config_file"
+  mv -f "$config_tmp" "$root$config_file"
   flags=(--config "$root$config_file")
 else
   flags=(--ignore-preflight-errors="$ignored")

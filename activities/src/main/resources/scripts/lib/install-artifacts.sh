@@ -6,6 +6,10 @@
 install_artifact() {
   local target="$root$4"
   local staged="$root$staging_dir/$2"
+  if [ -L "$staged" ]; then
+    echo "artifact $1: staged file $staging_dir/$2 is a symbolic link" >&2
+    exit 1
+  fi
   if [ ! -f "$staged" ]; then
     if [ -f "$target" ] && [ "$(sha256_of "$target")" = "$3" ]; then
       echo "already_installed=$1"
@@ -30,10 +34,13 @@ install_artifact() {
       fi
     fi
   fi
-  local dir="${target%/*}"
+  local dir="${4%/*}"
   dir="${dir:-/}"
-  [ -d "$dir" ] || mkdir -p "$dir"
-  local tmp="$dir/.${target##*/}.inplace-tmp"
+  require_safe_dir "$dir"
+  [ -d "$root$dir" ] || mkdir -p "$root$dir"
+  # A new file no one else can have made or linked (mktemp), in a directory only root may write.
+  local tmp
+  tmp="$(mktemp "$root$dir/.${target##*/}.inplace-XXXXXXXX")"
   cp "$staged" "$tmp"
   chmod "$5" "$tmp"
   if [ "$(sha256_of "$tmp")" != "$3" ]; then

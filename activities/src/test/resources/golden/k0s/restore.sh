@@ -47,8 +47,11 @@ trap 'journal_signal TERM' TERM
 trap 'journal_signal PIPE' PIPE
 journal begin
 # Compensation: puts every file back as it was before the run. A file that did not exist is removed;
-# a changed file is replaced by its backup (checked against the old digest) with an atomic rename.
-# Restores what it can, then fails if anything could not be restored.
+# a changed file is replaced by a copy of its backup, made by mktemp next to it, whose digest is
+# checked (the bytes about to be put in place, not the backup before the copy) before the atomic
+# rename. Nothing here follows a link: the backup dir and each target's dir must be root's alone with
+# no link on the way, and a backup that is a link is not used. Restores what it can, then fails if
+# anything could not be restored.
 
 backup_dir='/var/lib/inplace/backup'
 
@@ -84,6 +87,52 @@ restart_completed() {
   { [ -d "$restart_state_dir" ] || mkdir -p "$restart_state_dir"; } && : > "$restart_state_dir/restarted-$1" \
     && { [ ! -e "$restart_state_dir/restart-pending" ] || rm -f "$restart_state_dir/restart-pending"; }
 }
+# Directories a root script uses (issue 34, docs/security.md): from / down, a component is unsafe
+# when it is a symbolic link, not a directory, owned by anyone but the user this script runs as (root
+# on a host) or writable by others; whoever owns or may write a directory can swap what is in it.
+# A component that does not exist yet is fine (its parent was checked; the caller creates it).
+# safe_dir_problem path [user]: prints the problem and returns 1; user may also own the last
+# component (the login user's staging dir, which SFTP writes into).
+safe_dir_problem() {
+  local rest="${1#/}" cur="$root" part owner mode self allowed=""
+  self="$(id -u)"
+  if [ -n "${2:-}" ]; then
+    allowed="$(id -u "$2")"
+  fi
+  while [ -n "$rest" ]; do
+    part="${rest%%/*}"
+    if [ "$part" = "$rest" ]; then rest=""; else rest="${rest#*/}"; fi
+    cur="$cur/$part"
+    if [ -L "$cur" ]; then
+      echo "${cur#"$root"} is a symbolic link"
+      return 1
+    fi
+    [ -e "$cur" ] || return 0
+    if [ ! -d "$cur" ]; then
+      echo "${cur#"$root"} is not a directory"
+      return 1
+    fi
+    read -r owner mode <<< "$(stat -c '%u %a' "$cur")"
+    if [ "$owner" != "$self" ] && { [ -n "$rest" ] || [ "$owner" != "$allowed" ]; }; then
+      echo "${cur#"$root"} is owned by uid $owner, not $self"
+      return 1
+    fi
+    if (( (8#$mode & 8#002) != 0 )); then
+      echo "${cur#"$root"} is writable by others (mode $mode)"
+      return 1
+    fi
+  done
+}
+# require_safe_dir path [user]: as safe_dir_problem, but the script stops (exit 1) on a problem.
+require_safe_dir() {
+  local problem
+  if ! problem="$(safe_dir_problem "$@")"; then
+    echo "refusing $1: $problem" >&2
+    exit 1
+  fi
+}
+
+require_safe_dir "$backup_dir"
 
 failed=0
 
@@ -109,20 +158,32 @@ restore_file() {
     echo "unchanged=$1"
     return 0
   fi
-  local prev="$root$backup_dir/$(basename "$1").prev"
-  if [ ! -f "$prev" ] || [ "$(sha256_of "$prev")" != "$2" ]; then
+  local dir="${1%/*}" name="${1##*/}"
+  dir="${dir:-/}"
+  local prev="$root$backup_dir/$name.prev" problem
+  if [ -L "$prev" ] || [ ! -f "$prev" ]; then
     echo "cannot restore $1: no backup with sha256 $2 in $backup_dir" >&2
     failed=1
     return 0
   fi
-  local dir
-  dir="$(dirname "$target")"
-  mkdir -p "$dir"
-  local tmp="$dir/.$(basename "$target").inplace-tmp"
+  if ! problem="$(safe_dir_problem "$dir")"; then
+    echo "cannot restore $1: $problem" >&2
+    failed=1
+    return 0
+  fi
+  [ -d "$root$dir" ] || mkdir -p "$root$dir"
+  local tmp
+  tmp="$(mktemp "$root$dir/.$name.inplace-XXXXXXXX")"
   cp -p "$prev" "$tmp"
+  if [ "$(sha256_of "$tmp")" != "$2" ]; then
+    rm -f "$tmp"
+    echo "cannot restore $1: no backup with sha256 $2 in $backup_dir" >&2
+    failed=1
+    return 0
+  fi
   mark_restart_pending
   journal "act action=restore path=$1 from=$current to=$2"
-  mv -f "$tmp" "$target"
+  mv -f "$tmp" "$root$1"
   echo "restored=$1"
 }
 restore_file '/usr/local/bin/k0s' '3333333333333333333333333333333333333333333333333333333333333333'

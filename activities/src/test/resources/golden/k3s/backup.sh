@@ -47,7 +47,10 @@ trap 'journal_signal TERM' TERM
 trap 'journal_signal PIPE' PIPE
 journal begin
 # Keeps a copy of each current binary as <backup_dir>/<name>.prev, checked against the digest seen
-# at preflight. A backup that already has that digest is kept as it is.
+# at preflight. A backup that already has that digest is kept as it is. Nothing here follows a link:
+# the backup dir is root's alone with no link on the way, a binary or backup that is a link is
+# refused, and each copy goes to a new file made by mktemp in the backup dir (never a fixed name
+# someone could plant), whose digest is checked before it is renamed over the backup.
 
 backup_dir='/var/lib/inplace/backup'
 
@@ -67,8 +70,54 @@ sha256_of() {
   fi
   echo "$sum"
 }
+# Directories a root script uses (issue 34, docs/security.md): from / down, a component is unsafe
+# when it is a symbolic link, not a directory, owned by anyone but the user this script runs as (root
+# on a host) or writable by others; whoever owns or may write a directory can swap what is in it.
+# A component that does not exist yet is fine (its parent was checked; the caller creates it).
+# safe_dir_problem path [user]: prints the problem and returns 1; user may also own the last
+# component (the login user's staging dir, which SFTP writes into).
+safe_dir_problem() {
+  local rest="${1#/}" cur="$root" part owner mode self allowed=""
+  self="$(id -u)"
+  if [ -n "${2:-}" ]; then
+    allowed="$(id -u "$2")"
+  fi
+  while [ -n "$rest" ]; do
+    part="${rest%%/*}"
+    if [ "$part" = "$rest" ]; then rest=""; else rest="${rest#*/}"; fi
+    cur="$cur/$part"
+    if [ -L "$cur" ]; then
+      echo "${cur#"$root"} is a symbolic link"
+      return 1
+    fi
+    [ -e "$cur" ] || return 0
+    if [ ! -d "$cur" ]; then
+      echo "${cur#"$root"} is not a directory"
+      return 1
+    fi
+    read -r owner mode <<< "$(stat -c '%u %a' "$cur")"
+    if [ "$owner" != "$self" ] && { [ -n "$rest" ] || [ "$owner" != "$allowed" ]; }; then
+      echo "${cur#"$root"} is owned by uid $owner, not $self"
+      return 1
+    fi
+    if (( (8#$mode & 8#002) != 0 )); then
+      echo "${cur#"$root"} is writable by others (mode $mode)"
+      return 1
+    fi
+  done
+}
+# require_safe_dir path [user]: as safe_dir_problem, but the script stops (exit 1) on a problem.
+require_safe_dir() {
+  local problem
+  if ! problem="$(safe_dir_problem "$@")"; then
+    echo "refusing $1: $problem" >&2
+    exit 1
+  fi
+}
 
+require_safe_dir "$backup_dir"
 [ -d "$root$backup_dir" ] || mkdir -p "$root$backup_dir"
+require_safe_dir "$backup_dir"
 
 # path expected_sha256 prev current_sha256: the file does not have the digest, so only a kept backup
 # that has it will do (backup_file skips it while it differs from the file); else the step fails.
@@ -87,7 +136,12 @@ refuse_unless_kept() {
 # have the digest (cmp failing to tell counts as the same bytes), and the one digest computed on the
 # way is the copy's: the bytes kept.
 backup_file() {
-  local prev="$root$backup_dir/${1##*/}.prev"
+  local name="${1##*/}"
+  local prev="$root$backup_dir/$name.prev"
+  if [ -L "$root$1" ] || [ -L "$prev" ]; then
+    echo "refusing to back up $1: it or $backup_dir/$name.prev is a symbolic link" >&2
+    exit 1
+  fi
   local compared=1 # 0 the same bytes, 1 different (or either absent), more: cmp could not tell
   if [ -f "$prev" ] && [ -f "$root$1" ]; then
     compared=0
@@ -101,7 +155,8 @@ backup_file() {
     refuse_unless_kept "$1" "$2" "$prev" "absent"
     return 0
   fi
-  local tmp="$prev.tmp"
+  local tmp
+  tmp="$(mktemp "$root$backup_dir/.$name.prev.XXXXXXXX")"
   cp -p "$root$1" "$tmp"
   if [ "$(sha256_of "$tmp")" != "$2" ]; then
     rm -f "$tmp"

@@ -17,9 +17,12 @@ pulse_pid=$!
 pulse_stop() { kill "$pulse_pid" 2>/dev/null || true; }
 trap pulse_stop EXIT
 # inplace-read-only
-# Read-only: prints key=value facts about the host for the preflight checks.
+# Read-only: prints key=value facts about the host for the preflight checks. First it refuses a host
+# whose profile directories are unsafe (a symbolic link on the way, or a directory root does not own
+# alone), before any step uses them.
 
 staging_dir='/var/lib/inplace/staging'
+backup_dir='/var/lib/inplace/backup'
 bin_dir='/usr/bin'
 version_binary='kubelet'
 service='kubelet'
@@ -40,6 +43,54 @@ sha256_of() {
   fi
   echo "$sum"
 }
+# Directories a root script uses (issue 34, docs/security.md): from / down, a component is unsafe
+# when it is a symbolic link, not a directory, owned by anyone but the user this script runs as (root
+# on a host) or writable by others; whoever owns or may write a directory can swap what is in it.
+# A component that does not exist yet is fine (its parent was checked; the caller creates it).
+# safe_dir_problem path [user]: prints the problem and returns 1; user may also own the last
+# component (the login user's staging dir, which SFTP writes into).
+safe_dir_problem() {
+  local rest="${1#/}" cur="$root" part owner mode self allowed=""
+  self="$(id -u)"
+  if [ -n "${2:-}" ]; then
+    allowed="$(id -u "$2")"
+  fi
+  while [ -n "$rest" ]; do
+    part="${rest%%/*}"
+    if [ "$part" = "$rest" ]; then rest=""; else rest="${rest#*/}"; fi
+    cur="$cur/$part"
+    if [ -L "$cur" ]; then
+      echo "${cur#"$root"} is a symbolic link"
+      return 1
+    fi
+    [ -e "$cur" ] || return 0
+    if [ ! -d "$cur" ]; then
+      echo "${cur#"$root"} is not a directory"
+      return 1
+    fi
+    read -r owner mode <<< "$(stat -c '%u %a' "$cur")"
+    if [ "$owner" != "$self" ] && { [ -n "$rest" ] || [ "$owner" != "$allowed" ]; }; then
+      echo "${cur#"$root"} is owned by uid $owner, not $self"
+      return 1
+    fi
+    if (( (8#$mode & 8#002) != 0 )); then
+      echo "${cur#"$root"} is writable by others (mode $mode)"
+      return 1
+    fi
+  done
+}
+# require_safe_dir path [user]: as safe_dir_problem, but the script stops (exit 1) on a problem.
+require_safe_dir() {
+  local problem
+  if ! problem="$(safe_dir_problem "$@")"; then
+    echo "refusing $1: $problem" >&2
+    exit 1
+  fi
+}
+
+require_safe_dir "$bin_dir"
+require_safe_dir "$staging_dir" "${SUDO_USER:-}"
+require_safe_dir "$backup_dir"
 
 machine="$(uname -m)"
 case "$machine" in
@@ -77,6 +128,10 @@ version_output() {
 # First token of the first line that looks like v<major>.<minor>.<patch>; empty when unknown.
 version=""
 binary="$root$bin_dir/$version_binary"
+if [ -L "$binary" ]; then
+  echo "refusing $bin_dir/$version_binary: it is a symbolic link; only the file itself is run" >&2
+  exit 1
+fi
 if [ -x "$binary" ]; then
   version="$( (version_output "$binary" 2>/dev/null || true) | awk 'NR == 1 {
     for (i = 1; i <= NF; i++) if ($i ~ /^v[0-9]+\.[0-9]+\.[0-9]+/) { print $i; exit }

@@ -62,7 +62,58 @@ config_file='/var/lib/inplace/staging/kubeadm-upgrade-v1.29.10.yaml'
 use_config='false'
 ignored='CoreDNSUnsupportedPlugins,CoreDNSMigration'
 
+# Directories a root script uses (issue 34, docs/security.md): from / down, a component is unsafe
+# when it is a symbolic link, not a directory, owned by anyone but the user this script runs as (root
+# on a host) or writable by others; whoever owns or may write a directory can swap what is in it.
+# A component that does not exist yet is fine (its parent was checked; the caller creates it).
+# safe_dir_problem path [user]: prints the problem and returns 1; user may also own the last
+# component (the login user's staging dir, which SFTP writes into).
+safe_dir_problem() {
+  local rest="${1#/}" cur="$root" part owner mode self allowed=""
+  self="$(id -u)"
+  if [ -n "${2:-}" ]; then
+    allowed="$(id -u "$2")"
+  fi
+  while [ -n "$rest" ]; do
+    part="${rest%%/*}"
+    if [ "$part" = "$rest" ]; then rest=""; else rest="${rest#*/}"; fi
+    cur="$cur/$part"
+    if [ -L "$cur" ]; then
+      echo "${cur#"$root"} is a symbolic link"
+      return 1
+    fi
+    [ -e "$cur" ] || return 0
+    if [ ! -d "$cur" ]; then
+      echo "${cur#"$root"} is not a directory"
+      return 1
+    fi
+    read -r owner mode <<< "$(stat -c '%u %a' "$cur")"
+    if [ "$owner" != "$self" ] && { [ -n "$rest" ] || [ "$owner" != "$allowed" ]; }; then
+      echo "${cur#"$root"} is owned by uid $owner, not $self"
+      return 1
+    fi
+    if (( (8#$mode & 8#002) != 0 )); then
+      echo "${cur#"$root"} is writable by others (mode $mode)"
+      return 1
+    fi
+  done
+}
+# require_safe_dir path [user]: as safe_dir_problem, but the script stops (exit 1) on a problem.
+require_safe_dir() {
+  local problem
+  if ! problem="$(safe_dir_problem "$@")"; then
+    echo "refusing $1: $problem" >&2
+    exit 1
+  fi
+}
+
+# kubeadm runs as root from the layout's bin dir only: no link on the way, the dir root's alone.
+require_safe_dir "$bin_dir"
 kubeadm="$root$bin_dir/kubeadm"
+if [ -L "$kubeadm" ]; then
+  echo "refusing $bin_dir/kubeadm: it is a symbolic link; only the file itself is run" >&2
+  exit 1
+fi
 
 # Prints the newest kubeadm backup of the static-pod manifests, or nothing.
 report_backup() {
@@ -102,8 +153,12 @@ if [ "$use_config" = true ]; then
   for e in "${errors[@]}"; do
     list="$list${list:+, }\"$e\""
   done
-  mkdir -p "$(dirname "$root$config_file")"
-  cat > "$root$config_file.tmp" <<CONFIG
+  config_dir="${config_file%/*}"
+  require_safe_dir "$config_dir" "${SUDO_USER:-}"
+  mkdir -p "$root$config_dir"
+  # A new file (mktemp), never a fixed name someone could have linked elsewhere.
+  config_tmp="$(mktemp "$root$config_file.XXXXXXXX")"
+  cat > "$config_tmp" <<CONFIG
 apiVersion: kubeadm.k8s.io/v1beta4
 kind: UpgradeConfiguration
 apply:
@@ -119,7 +174,7 @@ node:
   etcdUpgrade: true
   ignorePreflightErrors: [$list]
 CONFIG
-  mv -f "$root$config_file.tmp" "$root$config_file"
+  mv -f "$config_tmp" "$root$config_file"
   flags=(--config "$root$config_file")
 else
   flags=(--ignore-preflight-errors="$ignored")

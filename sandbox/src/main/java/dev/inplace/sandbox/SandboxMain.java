@@ -145,6 +145,8 @@ public final class SandboxMain {
                     estate.artifactPolicy())) {
           summary = new DemoRun(estate, temporal.client(), WorkflowIds.TASK_QUEUE, options, out).run();
         }
+        // Ground truth of the hosts' side: a refusal before any host step made no SSH session at all.
+        estate.sshSessions().ifPresent(n -> out.printf("SSH sessions to the hosts: %d%n", n));
         workerRequests.accept(estate.workerRequests());
       }
       if (options.keep()) {

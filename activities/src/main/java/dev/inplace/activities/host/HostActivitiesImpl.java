@@ -11,6 +11,7 @@ import dev.inplace.workflows.api.ArtifactRules;
 import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.HostAccess;
 import dev.inplace.workflows.api.HostActivities;
+import dev.inplace.workflows.api.HostPaths;
 import dev.inplace.workflows.api.HostProfile;
 import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.failure.UpgradeFailures;
@@ -88,9 +89,24 @@ public final class HostActivitiesImpl implements HostActivities {
     return scripts.get(strategy(requested).distribution());
   }
 
+  /**
+   * The scripts for a step that uses the host profile's directories, once they are on the allowlist
+   * ({@link HostPaths}): an activity re-checks what a workflow input says before it touches a host.
+   */
+  private HostScripts scripts(Distribution requested, HostProfile profile) {
+    HostDistribution d = strategy(requested);
+    if (profile == null) {
+      throw invalid("profile is required");
+    }
+    HostPaths.problem(d.distribution(), profile).ifPresent(why -> {
+      throw invalid("refusing the host profile: " + why);
+    });
+    return scripts.get(d.distribution());
+  }
+
   @Override
   public HostFacts inspectHost(HostInspectRequest request) {
-    HostScripts scripts = scripts(request.distribution());
+    HostScripts scripts = scripts(request.distribution(), request.profile());
     requireUniqueNames(request.artifacts());
     String service = request.profile().serviceFor(request.role());
     return onHost(
@@ -114,7 +130,7 @@ public final class HostActivitiesImpl implements HostActivities {
 
   @Override
   public StageResult stageArtifacts(StageRequest request) {
-    HostScripts scripts = scripts(request.distribution());
+    HostScripts scripts = scripts(request.distribution(), request.profile());
     requireUniqueNames(request.artifacts());
     StageHeartbeat heartbeat =
         new StageHeartbeat(Activity.getExecutionContext(), HEARTBEAT_INTERVAL, System::nanoTime);
@@ -185,7 +201,7 @@ public final class HostActivitiesImpl implements HostActivities {
     // Files that did not exist before the run have nothing to back up; restore removes them.
     List<InstalledFile> existing =
         request.current().stream().filter(f -> f.sha256() != null).toList();
-    HostScripts scripts = scripts(request.distribution());
+    HostScripts scripts = scripts(request.distribution(), request.profile());
     requireValidFiles(existing);
     requireUniqueBasenames(existing);
     return onHost(
@@ -205,7 +221,7 @@ public final class HostActivitiesImpl implements HostActivities {
 
   @Override
   public InstallResult installArtifacts(InstallRequest request) {
-    HostScripts scripts = scripts(request.distribution());
+    HostScripts scripts = scripts(request.distribution(), request.profile());
     requireUniqueNames(request.artifacts());
     return onHost(
         request.host(),
@@ -238,7 +254,7 @@ public final class HostActivitiesImpl implements HostActivities {
         || !VERSION.matcher(request.targetVersion()).matches()) {
       throw invalid("targetVersion must be a version like v1.31.2, got '" + request.targetVersion() + "'");
     }
-    HostScripts scripts = scripts(request.distribution());
+    HostScripts scripts = scripts(request.distribution(), request.profile());
     return onHost(
         request.host(),
         conn -> {
@@ -292,7 +308,7 @@ public final class HostActivitiesImpl implements HostActivities {
 
   @Override
   public RestoreResult restoreBinaries(RestoreRequest request) {
-    HostScripts scripts = scripts(request.distribution());
+    HostScripts scripts = scripts(request.distribution(), request.profile());
     requireValidFiles(request.previous());
     requireUniqueBasenames(request.previous().stream().filter(f -> f.sha256() != null).toList());
     return onHost(
@@ -321,7 +337,7 @@ public final class HostActivitiesImpl implements HostActivities {
     if (distribution.etcdSnapshotDir() == null) {
       throw invalid("etcd snapshots for " + distribution.distribution() + " are not supported");
     }
-    HostScripts scripts = scripts(request.distribution());
+    HostScripts scripts = scripts(request.distribution(), request.profile());
     if (request.name() == null || !SNAPSHOT_NAME.matcher(request.name()).matches()) {
       throw invalid(
           "snapshot name must be 1-100 characters of [A-Za-z0-9._+-] starting with a letter or"

@@ -42,6 +42,7 @@ final class HostScripts {
         "inspect",
         new ScriptValues()
             .with("staging_dir", profile.stagingDir())
+            .with("backup_dir", profile.backupDir())
             .with("bin_dir", profile.binDir())
             .with("version_binary", distribution.versionBinary())
             .with("service", service)

@@ -164,6 +164,7 @@ class ScriptRendererTest {
   private static ScriptValues inspectValues() {
     return new ScriptValues()
         .with("staging_dir", "/s")
+        .with("backup_dir", "/k")
         .with("bin_dir", "/b")
         .with("version_binary", "x")
         .with("service", "x")

@@ -36,9 +36,10 @@ public record DemoOptions(
     double restartSeconds,
     boolean clusterClass,
     HostOs os,
-    TemporalServer temporal) {
+    TemporalServer temporal,
+    String binDir) {
 
-  /** Options on Temporal's test server. */
+  /** Options on Temporal's test server, the distribution's own host layout. */
   public DemoOptions(
       Mode mode, int controlPlanes, int pools, int workers, String maxUnavailable, OnFailure onFailure,
       String from, String to, boolean json, List<Fault> faults, long binaryBytes, long drainTimeoutSeconds,
@@ -46,10 +47,10 @@ public record DemoOptions(
       int workerProcesses, double restartSeconds, boolean clusterClass, HostOs os) {
     this(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, faults, binaryBytes,
         drainTimeoutSeconds, readyTimeoutSeconds, keep, distribution, hosts, topology, workerProcesses, restartSeconds,
-        clusterClass, os, TemporalServer.TEST_SERVER);
+        clusterClass, os, TemporalServer.TEST_SERVER, null);
   }
 
-  /** Options on standard hosts. */
+  /** Options on standard hosts with their distribution's own layout. */
   public DemoOptions(
       Mode mode, int controlPlanes, int pools, int workers, String maxUnavailable, OnFailure onFailure,
       String from, String to, boolean json, List<Fault> faults, long binaryBytes, long drainTimeoutSeconds,
@@ -166,6 +167,9 @@ public record DemoOptions(
                                and its Web UI, whose URL is printed
         --cluster-class        manage the Cluster through a ClusterClass (spec.topology): inplace refuses
                                it (TopologyManagedCluster) with the crs and workflows modes, changing nothing
+        --bin-dir PATH         the resources name an administrator's InplaceHostProfile with this binDir; one
+                               outside the distribution's own (e.g. /run/evil) is refused (InvalidRequest)
+                               before any SSH session (docs/security.md, H1); crs mode, in-process only
         --json                 end with one JSON line summarising the run
         --keep                 keep the estate directory for inspection
       """
@@ -196,6 +200,7 @@ public record DemoOptions(
     double restartSeconds = DEFAULT_RESTART_SECONDS;
     boolean clusterClass = false;
     TemporalServer temporal = TemporalServer.TEST_SERVER;
+    String binDir = null;
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       switch (arg) {
@@ -219,6 +224,7 @@ public record DemoOptions(
         case "--temporal" -> temporal = TemporalServer.parse(value(args, ++i, arg));
         case "--restart-seconds" -> restartSeconds = seconds(arg, value(args, ++i, arg));
         case "--cluster-class" -> clusterClass = true;
+        case "--bin-dir" -> binDir = binDir(value(args, ++i, arg));
         case "--json" -> json = true;
         case "--keep" -> keep = true;
         default -> throw new IllegalArgumentException("unknown option '" + arg + "'");
@@ -255,6 +261,10 @@ public record DemoOptions(
       throw new IllegalArgumentException("--cluster-class shows the refusal of the crs and workflows modes; the"
           + " runtime extension is driven by CAPI from the topology (docs/capi-extension.md)");
     }
+    if (binDir != null && (mode != Mode.CRS || topology != Topology.IN_PROCESS)) {
+      throw new IllegalArgumentException("--bin-dir shows the custom resources' refusal: it runs with --mode crs"
+          + " and --topology in-process");
+    }
     if (binaryMiB < 1 || binaryMiB > 512) {
       throw new IllegalArgumentException("--binary-size-mib must be 1..512");
     }
@@ -267,7 +277,7 @@ public record DemoOptions(
     if (KubeVersion.parse(to).compareTo(KubeVersion.parse(from)) <= 0) {
       throw new IllegalArgumentException("--to " + to + " must be newer than --from " + from);
     }
-    DemoOptions options = new DemoOptions(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, List.copyOf(faults), binaryMiB << 20, drainTimeout, readyTimeout, keep, distribution, hosts, topology, workerProcesses, restartSeconds, clusterClass, os, temporal);
+    DemoOptions options = new DemoOptions(mode, controlPlanes, pools, workers, maxUnavailable, onFailure, from, to, json, List.copyOf(faults), binaryMiB << 20, drainTimeout, readyTimeout, keep, distribution, hosts, topology, workerProcesses, restartSeconds, clusterClass, os, temporal, binDir);
     // Refused here, before anything starts: found only when the estate arms it, a mistyped node cost
     // the whole start-up of the estate (two minutes on the local stack) before the same message.
     List<String> nodes = options.estateSpec().nodeNames();
@@ -294,6 +304,14 @@ public record DemoOptions(
       }
     }
     return estate;
+  }
+
+  /** An absolute path (the InplaceHostProfile schema's form); whether it is allowed is the worker's to say. */
+  private static String binDir(String text) {
+    if (!text.matches("/[A-Za-z0-9._+/@-]*")) {
+      throw new IllegalArgumentException("--bin-dir needs an absolute path of [A-Za-z0-9._+/@-], got '" + text + "'");
+    }
+    return text;
   }
 
   private static Topology topology(String text) {

@@ -7,6 +7,9 @@ import dev.inplace.worker.crd.CatalogueReference;
 import dev.inplace.worker.crd.ControlPlaneUpgrade;
 import dev.inplace.worker.crd.ControlPlaneUpgradeSpec;
 import dev.inplace.worker.crd.DrainSpec;
+import dev.inplace.worker.crd.HostLayoutSpec;
+import dev.inplace.worker.crd.HostProfileSpec;
+import dev.inplace.worker.crd.InplaceHostProfile;
 import dev.inplace.worker.crd.SshSpec;
 import dev.inplace.worker.crd.UpgradeSpec;
 import dev.inplace.worker.crd.WorkersUpgrade;
@@ -19,6 +22,8 @@ public final class DemoResources {
   public static final String CATALOGUE = "k3s-releases";
   public static final String CONTROL_PLANE = Estate.CLUSTER + "-control-plane";
   public static final String WORKERS = Estate.CLUSTER + "-workers";
+  /** The administrator's InplaceHostProfile the resources name with {@code --bin-dir}. */
+  public static final String HOST_PROFILE = "demo-layout";
 
   private DemoResources() {}
 
@@ -45,8 +50,16 @@ public final class DemoResources {
             .setPrivateKeySecret(ssh.privateKeySecret()).setKnownHostsSecret(ssh.knownHostsSecret()))
         .setReadyTimeoutSeconds(options.readyTimeoutSeconds())
         .setDrain(new DrainSpec().setTimeoutSeconds(options.drainTimeoutSeconds()).setDeleteEmptyDirData(true));
-    if (options.os() == HostOs.KAIROS) {
-      spec.setHostProfile(new dev.inplace.worker.crd.HostProfileSpec().setOs(options.os().cliName()));
+    if (options.os() == HostOs.KAIROS || options.binDir() != null) {
+      spec.setHostProfile(new HostProfileSpec()
+          .setOs(options.os() == HostOs.KAIROS ? options.os().cliName() : null)
+          .setName(options.binDir() == null ? null : HOST_PROFILE));
     }
+  }
+
+  /** With {@code --bin-dir}: the cluster-scoped profile an administrator would create; else none. */
+  public static java.util.Optional<InplaceHostProfile> hostProfile(DemoOptions options) {
+    return options.binDir() == null ? java.util.Optional.empty()
+        : java.util.Optional.of(InplaceHostProfile.of(HOST_PROFILE, new HostLayoutSpec().setBinDir(options.binDir())));
   }
 }

@@ -23,6 +23,7 @@ import dev.inplace.sandbox.estate.Estate;
 import dev.inplace.sandbox.estate.EstateView;
 import dev.inplace.worker.crd.CatalogueReference;
 import dev.inplace.worker.crd.InplaceCrds;
+import dev.inplace.worker.crd.UpgradeCondition;
 import dev.inplace.worker.crd.UpgradePhase;
 import dev.inplace.worker.crd.UpgradeStatus;
 import dev.inplace.worker.watch.UpgradeWatcher;
@@ -175,6 +176,11 @@ public final class DemoRun {
         ((Estate) estate).artifactPolicy()) : null; // an own watcher only in-process, with the Estate itself
         ResourcePhases phases = ResourcePhases.follow(management, ns)) {
       management.resource(CatalogueReference.configMap(ns, DemoResources.CATALOGUE, catalogueJson())).createOr(r -> r.update());
+      DemoResources.hostProfile(options).ifPresent(profile -> {
+        management.resource(profile).createOr(r -> r.update());
+        out.printf("created InplaceHostProfile %s (binDir %s), as an administrator would%n",
+            profile.getMetadata().getName(), profile.getSpec().getBinDir());
+      });
       SshSettings ssh = estate.ssh();
       // The CRDs, the release catalogue and the watcher are what a management cluster has before any
       // upgrade: start-up. The upgrade's clock starts as the resources are applied.
@@ -198,7 +204,9 @@ public final class DemoRun {
           UpgradeStatus status = r.status();
           UpgradePhase phase = status == null ? null : status.getPhase();
           if (phase != null && seen.put(r.name(), phase) != phase) {
-            say("%s %s: %s%s", r.kind(), r.name(), phase,
+            String reason = phase == UpgradePhase.FAILED
+                ? status.condition(UpgradeCondition.FAILED).map(c -> " [" + c.getReason() + "]").orElse("") : "";
+            say("%s %s: %s%s%s", r.kind(), r.name(), phase, reason,
                 status.getMessage() == null ? "" : " (" + status.getMessage() + ")");
           }
           allTerminal &= phase != null && phase.terminal();

@@ -458,6 +458,11 @@ public final class Estate implements EstateView, AutoCloseable {
         management.client(), workload.client(), nodes, this::hostRoot, kubelets.binaryStarts(), hosts.sshFaults());
   }
 
+  /** SSH sessions the hosts accepted (MINA only; empty with OpenSSH hosts). */
+  public java.util.OptionalLong sshSessions() {
+    return hosts.sshSessions();
+  }
+
   /** The seeded SSH faults of the hosts (MINA only): settings and counters. */
   public dev.inplace.sandbox.hosts.SshFaults sshFaults() {
     return hosts.sshFaults();

@@ -40,6 +40,7 @@ public final class SandboxHost {
   private final AtomicLong sftpBytesPerSecond = new AtomicLong();
   private final OpenSshServer openssh;
   private final SshFaults sshFaults;
+  private final SshSessions sessions;
   private volatile int port;
   private volatile SshServer server;
 
@@ -54,7 +55,8 @@ public final class SandboxHost {
       PublicKey clientKey,
       Path sandboxBin,
       OpenSshServer openssh,
-      SshFaults sshFaults) {
+      SshFaults sshFaults,
+      SshSessions sessions) {
     this.name = name;
     this.role = role;
     this.service = service;
@@ -66,6 +68,7 @@ public final class SandboxHost {
     this.sandboxBin = sandboxBin;
     this.openssh = openssh;
     this.sshFaults = sshFaults;
+    this.sessions = sessions;
   }
 
   public String name() {
@@ -141,6 +144,12 @@ public final class SandboxHost {
     s.setFileSystemFactory(new VirtualFileSystemFactory(root));
     HostExecContext context = new HostExecContext(name, root, sandboxBin, user);
     s.setCommandFactory((channel, command) -> new HostCommand(command, context, sshFaults));
+    s.addSessionListener(new org.apache.sshd.common.session.SessionListener() {
+      @Override
+      public void sessionCreated(org.apache.sshd.common.session.Session session) {
+        sessions.opened();
+      }
+    });
     try {
       s.start();
     } catch (IOException | RuntimeException e) {

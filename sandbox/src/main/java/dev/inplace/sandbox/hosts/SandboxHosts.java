@@ -86,6 +86,7 @@ public final class SandboxHosts implements Closeable {
   private final KeyPair clientKey;
   private final FaultInjector faults;
   private final SshFaults sshFaults = new SshFaults();
+  private final SshSessions sessions = new SshSessions();
   private final Map<String, SandboxHost> hosts = new LinkedHashMap<>();
   private int sharedPort;
 
@@ -255,6 +256,12 @@ public final class SandboxHosts implements Closeable {
   }
 
   /** The seeded SSH drop and hang faults of every MINA host (OpenSSH hosts ignore them). */
+  /** SSH sessions the hosts accepted; empty with OpenSSH hosts (sshd keeps no count for the sandbox). */
+  public java.util.OptionalLong sshSessions() {
+    return settings.server() == HostServer.OPENSSH ? java.util.OptionalLong.empty()
+        : java.util.OptionalLong.of(sessions.count());
+  }
+
   public SshFaults sshFaults() {
     return sshFaults;
   }
@@ -352,7 +359,8 @@ public final class SandboxHosts implements Closeable {
         clientKey.getPublic(),
         sandboxBin,
         openssh,
-        sshFaults);
+        sshFaults,
+        sessions);
   }
 
   /** Binds the shared port; the first node picks a free one if the configured port is taken. */

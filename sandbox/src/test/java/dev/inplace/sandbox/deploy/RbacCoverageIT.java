@@ -70,6 +70,8 @@ class RbacCoverageIT {
     // A verify fault fails by VerifyTimeout: 5 s of waiting for Ready prove the same path as the default 20 s.
     scenario("k3s, a node fails and is rolled back, skipped", "--fail", "worker-1:verify", "--on-failure", "skip",
         "--ready-timeout", "5");
+    // Reads the administrator's InplaceHostProfile the resources name (and refuses its binDir: issue 34).
+    scenario("k3s, the resources name a host profile whose binDir is refused", "--bin-dir", "/run/evil");
     twoReplicasCompeteForTheWatcherLease();
     prometheusScrapesTheMetrics();
   }
@@ -152,7 +154,7 @@ class RbacCoverageIT {
         new PrintStream(printed, true, StandardCharsets.UTF_8),
         requests -> record(name, requests));
     String output = printed.toString(StandardCharsets.UTF_8);
-    boolean expectFailure = all.contains("--fail");
+    boolean expectFailure = all.contains("--fail") || all.contains("--bin-dir");
     assertEquals(!expectFailure, upgradedAll[0], name + ":\n" + output);
     assertFalse(recorded.get(name).isEmpty(), name + ": the worker's requests were recorded");
   }

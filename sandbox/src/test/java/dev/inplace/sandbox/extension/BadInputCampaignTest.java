@@ -9,6 +9,14 @@ import static org.mockito.Mockito.withSettings;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inplace.activities.artifacts.ArtifactCache;
+import dev.inplace.activities.host.HostActivitiesImpl;
+import dev.inplace.activities.host.HostDistribution;
+import dev.inplace.sandbox.hosts.SandboxHost;
+import dev.inplace.sandbox.hosts.SandboxHosts;
+import dev.inplace.sandbox.release.FakeReleaseSizes;
+import dev.inplace.sandbox.release.FakeReleases;
+import dev.inplace.sandbox.release.FileSha256;
 import dev.inplace.activities.artifacts.ArtifactSourcePolicy;
 import dev.inplace.activities.kube.KubeClients;
 import dev.inplace.activities.ssh.SshClientOptions;
@@ -19,6 +27,7 @@ import dev.inplace.worker.crd.CatalogueReference;
 import dev.inplace.worker.crd.ControlPlaneUpgrade;
 import dev.inplace.worker.crd.ControlPlaneUpgradeSpec;
 import dev.inplace.worker.crd.FailurePolicySpec;
+import dev.inplace.worker.crd.HostProfileSpec;
 import dev.inplace.worker.crd.InplaceCrds;
 import dev.inplace.worker.crd.SshSpec;
 import dev.inplace.worker.crd.UpgradePhase;
@@ -78,6 +87,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -94,9 +104,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The bad-input campaign: hostile or malformed inputs at every door (custom resources, the CLI, the
  * four hooks, catalogue JSON, kubeconfig Secrets, known_hosts Secrets, SSH keys, workflow inputs
- * started by hand). Each must be refused with its specific message, and nothing may change: no API
- * write (beyond the refused resource's own status and Events), no workflow started by a door, no
- * activity run (so no file written on a host), no SSH connection made.
+ * started by hand, host profiles). Each must be refused with its specific message, and nothing may
+ * change: no API write (beyond the refused resource's own status and Events), no workflow started by
+ * a door, no activity run (so no file written on a host), no SSH connection made. The host door is
+ * the exception that proves the scripts: a product step runs over SSH on a sandbox host after a link
+ * or a pod's binary was planted on it, and the host's files must not change beyond what it names.
  */
 @EnableKubernetesMockClient(crud = true)
 class BadInputCampaignTest {
@@ -112,6 +124,9 @@ class BadInputCampaignTest {
   private static final AtomicInteger SERIAL = new AtomicInteger();
 
   private static TestWorkflowEnvironment env;
+  private static SandboxHosts hostEstate;
+  private static FakeReleases hostReleases;
+  private static HostActivitiesImpl hostSteps;
   private static CapiExtension extension;
   private static UpgradeWatcher watcher;
   private static DemoTls tls;
@@ -162,10 +177,20 @@ class BadInputCampaignTest {
         env.getWorkflowClient(), "q", policy);
     watcher = UpgradeWatcher.start(client, env.getWorkflowClient(), "q",
         WatcherOptions.defaults().withStatusInterval(Duration.ofMillis(200)), policy);
+    hostReleases = new FakeReleases(dir.resolve("host-artifacts"), FakeReleaseSizes.small());
+    hostReleases.add(HOST_VERSION);
+    hostEstate = SandboxHosts.open(dir.resolve("hosts"), new SandboxHosts.Settings("inplace", 0, 93));
+    hostSteps = new HostActivitiesImpl(new SshConnector((namespace, name) -> Map.of(
+            SshSettings.PRIVATE_KEY_DATA_KEY, hostEstate.clientPrivateKey().getBytes(StandardCharsets.UTF_8),
+            SshSettings.KNOWN_HOSTS_DATA_KEY, hostEstate.knownHosts().getBytes(StandardCharsets.UTF_8)),
+            SshClientOptions.defaults()),
+        new ArtifactCache(dir.resolve("host-cache"), ArtifactSourcePolicy.mirror(dir.resolve("host-artifacts"))),
+        HostDistribution.k3s());
   }
 
   @AfterAll
   static void stop() {
+    hostEstate.close();
     watcher.close();
     extension.close();
     env.close();
@@ -211,6 +236,7 @@ class BadInputCampaignTest {
     customResources(cases);
     byHand(cases);
     cli(cases);
+    hostFiles(cases);
     return cases.stream();
   }
 
@@ -530,17 +556,34 @@ class BadInputCampaignTest {
         "spec.failurePolicy.maxFailures must be >= 0");
     crCase(cases, "maxFailures with Halt", null, s -> s.setFailurePolicy(new FailurePolicySpec().setMaxFailures(3)),
         "spec.failurePolicy.maxFailures applies only to type Continue, got 3 with Halt");
+    // Issue 34, H1 and H2: host paths are not free text in a resource, and an admin's profile is checked too.
+    crCase(cases, "binDir written in the resource, pointing into a container's root filesystem",
+        s -> s.setHostProfile(new HostProfileSpec().setBinDir(CONTAINER_ROOTFS)), null,
+        "spec.hostProfile.binDir (" + CONTAINER_ROOTFS + ") is no longer accepted: host paths are not set in an"
+            + " upgrade resource; an administrator creates an InplaceHostProfile with them and the resource names it"
+            + " in spec.hostProfile.name");
+    crCase(cases, "stagingDir=/etc written in the resource", null,
+        s -> s.setHostProfile(new HostProfileSpec().setStagingDir("/etc")),
+        "spec.hostProfile.stagingDir (/etc) is no longer accepted");
   }
+
+  /** A binary a pod wrote into its own root filesystem, as the host sees it. */
+  static final String CONTAINER_ROOTFS = "/run/containerd/io.containerd.runtime.v2.task/k8s.io/0a1b2c/rootfs/usr/bin";
 
   // ---- workflow inputs started by hand (as with `temporal workflow start`) ----------------------
 
   private static void byHandCase(List<Case> cases, String name, UnaryOperator<Artifact> hostile, String expected) {
+    byHandCase(cases, name, hostile, HostProfile.k3sDefaults(), expected);
+  }
+
+  private static void byHandCase(List<Case> cases, String name, UnaryOperator<Artifact> hostile, HostProfile profile,
+      String expected) {
     String id = "by-hand/" + SERIAL.incrementAndGet();
     cases.add(new Case("workflow started by hand", name, () -> { }, () -> {
       Artifact base = new Artifact("k3s", ArtifactKind.BINARY, "https://r.example/k3s", SHA, 1, "/usr/local/bin/k3s", "0755");
       NodeUpgradeRequest request = new NodeUpgradeRequest(
           new NodeTarget(new ClusterRef(NS, "edge-1"), "edge-1-cp-1", "cp-1", NodeRole.CONTROL_PLANE, "10.0.0.1"),
-          Distribution.K3S, TARGET, List.of(hostile.apply(base)), HostProfile.k3sDefaults(),
+          Distribution.K3S, TARGET, List.of(hostile.apply(base)), profile,
           new SshSettings("root", 22, "edge-1-ssh-key", "edge-1-known-hosts", null),
           new DrainOptions(30, true, false, PdbBlockedAction.FAIL, false), 60, 0, "amd64");
       NodeUpgradeWorkflow run = env.getWorkflowClient().newWorkflowStub(NodeUpgradeWorkflow.class,
@@ -571,6 +614,147 @@ class BadInputCampaignTest {
         "source scheme http is not allowed");
     byHandCase(cases, "a gopher source", a -> with(a, "gopher://r.example/k3s", a.kind(), a.installPath()),
         "source scheme gopher is not allowed");
+    HostProfile k3s = HostProfile.k3sDefaults();
+    byHandCase(cases, "a binDir in a container's root filesystem", a -> a, new HostProfile(CONTAINER_ROOTFS,
+        k3s.imagesDir(), k3s.stagingDir(), k3s.backupDir(), k3s.serverService(), k3s.agentService()),
+        "InvalidRequest: refusing the host profile of cp-1: binDir " + CONTAINER_ROOTFS + " is not a k3s directory");
+    byHandCase(cases, "stagingDir=/etc", a -> a, new HostProfile(k3s.binDir(), k3s.imagesDir(), "/etc",
+        k3s.backupDir(), k3s.serverService(), k3s.agentService()),
+        "InvalidRequest: refusing the host profile of cp-1: stagingDir /etc is not a directory under");
+  }
+
+  // ---- a host's own files: what a pod or a resource writer could plant (issue 34, H1 and H2) ----
+
+  private static final String HOST_VERSION = "v1.30.4+k3s1";
+  private static final String K3S_PATH = "/usr/local/bin/k3s";
+
+  /**
+   * A product step on a fresh sandbox host (over SSH, as root through sudo) after {@code plant} put
+   * something on the host's root. Its ground truth, every file, link and directory under the root but
+   * the scripts' journal, must not change beyond {@code mayChange} (paths relative to the root).
+   */
+  private static void hostCase(List<Case> cases, String name, Consumer<Path> plant,
+      java.util.function.Function<HostAccess, Object> step, String expected, Set<String> mayChange) {
+    SandboxHost[] host = new SandboxHost[1];
+    cases.add(new Case("host", name, () -> {
+      host[0] = hostEstate.provision("h-" + SERIAL.incrementAndGet(), NodeRole.WORKER, HOST_VERSION, hostReleases);
+      plant.accept(host[0].root());
+    }, () -> {
+      Map<String, String> before = groundTruth(host[0].root());
+      Object[] result = new Object[1];
+      String message = refusal(() -> result[0] = step.apply(new HostAccess(NS, host[0].name(), host[0].address(),
+          new SshSettings(hostEstate.user(), hostEstate.port(), "ssh-key", "known-hosts", null))));
+      if (result[0] != null) {
+        message = result[0].toString(); // a step that went through: its result
+      }
+      Map<String, String> after = groundTruth(host[0].root());
+      Set<String> changed = new java.util.TreeSet<>();
+      for (String path : java.util.stream.Stream.concat(before.keySet().stream(), after.keySet().stream()).toList()) {
+        if (!java.util.Objects.equals(before.get(path), after.get(path)) && !mayChange.contains(path)) {
+          changed.add(path + ": " + before.get(path) + " -> " + after.get(path));
+        }
+      }
+      assertEquals(Set.of(), changed, name + ": the host changed (" + message + ")");
+      return message;
+    }, expected));
+  }
+
+  /** Relative path -> what it is: a directory, a link and its target, or a file and its sha256. */
+  private static Map<String, String> groundTruth(Path root) throws java.io.IOException {
+    Map<String, String> truth = new java.util.TreeMap<>();
+    try (Stream<Path> all = java.nio.file.Files.walk(root)) {
+      for (Path p : all.toList()) {
+        String rel = root.relativize(p).toString();
+        if (rel.equals("var/log") || rel.startsWith("var/log/")) {
+          continue; // the journal: every script writes its begin and end
+        }
+        if (java.nio.file.Files.isSymbolicLink(p)) {
+          truth.put(rel, "link to " + java.nio.file.Files.readSymbolicLink(p));
+        } else if (java.nio.file.Files.isDirectory(p)) {
+          truth.put(rel, "directory " + java.nio.file.Files.getOwner(p));
+        } else {
+          truth.put(rel, "file " + FileSha256.of(p));
+        }
+      }
+    }
+    return truth;
+  }
+
+  private static void write(Path file, String text) {
+    try {
+      java.nio.file.Files.createDirectories(file.getParent());
+      java.nio.file.Files.writeString(file, text);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static void link(Path link, Path target) {
+    try {
+      java.nio.file.Files.createDirectories(link.getParent());
+      if (java.nio.file.Files.isDirectory(link, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        try (Stream<Path> tree = java.nio.file.Files.walk(link)) {
+          for (Path p : tree.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            java.nio.file.Files.delete(p);
+          }
+        }
+      }
+      java.nio.file.Files.createSymbolicLink(link, target);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static String sha256(Path file) {
+    try {
+      return FileSha256.of(file);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static void hostFiles(List<Case> cases) {
+    HostProfile k3s = HostProfile.k3sDefaults();
+    hostCase(cases, "binDir linked to a binary a pod wrote into its root filesystem: refused, nothing run",
+        root -> {
+          Path rootfs = root.resolve(CONTAINER_ROOTFS.substring(1));
+          write(rootfs.resolve("k3s"), "#!/bin/bash\ntouch \"$INPLACE_HOST_ROOT/ran-as-root\"\necho v1.99.0\n");
+          rootfs.resolve("k3s").toFile().setExecutable(true, false);
+          link(root.resolve("usr/local/bin"), rootfs);
+        },
+        host -> hostSteps.inspectHost(new HostActivities.HostInspectRequest(host, Distribution.K3S, NodeRole.WORKER,
+            k3s, List.of())),
+        "refusing /usr/local/bin: /usr/local/bin is a symbolic link", Set.of());
+    hostCase(cases, "stagingDir's parent linked to /etc (the chown's target): refused before anything is staged",
+        root -> link(root.resolve("var/lib/inplace"), root.resolve("etc")),
+        host -> hostSteps.inspectHost(new HostActivities.HostInspectRequest(host, Distribution.K3S, NodeRole.WORKER,
+            k3s, List.of())),
+        "refusing /var/lib/inplace/staging: /var/lib/inplace is a symbolic link", Set.of());
+    hostCase(cases, "a link planted at <backupDir>/k3s.prev.tmp: the backup is made beside it, nothing written through it",
+        root -> {
+          write(root.resolve("etc/shadow"), "root:secret\n");
+          link(root.resolve("var/lib/inplace/backup/k3s.prev.tmp"), root.resolve("etc/shadow"));
+        },
+        host -> hostSteps.backupBinaries(new HostActivities.BackupRequest(host, k3s, List.of(
+            new HostActivities.InstalledFile(K3S_PATH, sha256(hostEstate.host(host.nodeName()).root()
+                .resolve(K3S_PATH.substring(1))))))),
+        "backedUp=[" + K3S_PATH + "]", Set.of("var/lib/inplace/backup/k3s.prev"));
+    hostCase(cases, "the backup replaced by a link to a file with the old digest: not restored from",
+        root -> {
+          Path binary = root.resolve(K3S_PATH.substring(1));
+          try {
+            java.nio.file.Files.copy(binary, java.nio.file.Files.createDirectories(root.resolve("etc"))
+                .resolve("old-k3s-elsewhere"));
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+          write(binary, "a k3s the run installed\n");
+          link(root.resolve("var/lib/inplace/backup/k3s.prev"), root.resolve("etc/old-k3s-elsewhere"));
+        },
+        host -> hostSteps.restoreBinaries(new HostActivities.RestoreRequest(host, k3s, List.of(
+            new HostActivities.InstalledFile(K3S_PATH, sha256(hostEstate.host(host.nodeName()).root()
+                .resolve("etc/old-k3s-elsewhere")))), List.of())),
+        "cannot restore " + K3S_PATH + ": no backup with sha256", Set.of());
   }
 
   // ---- the CLI (argument parsing only) ----------------------------------------------------------

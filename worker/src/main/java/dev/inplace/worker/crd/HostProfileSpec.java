@@ -3,11 +3,19 @@ package dev.inplace.worker.crd;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Pattern;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
-/** Overrides of the host layout (HostProfile); each unset field keeps the standard k3s layout. */
+/**
+ * The hosts of an upgrade resource: their OS profile, and the {@link InplaceHostProfile} their
+ * layout comes from (unset: the distribution's standard layout). Host paths are not free text here
+ * (issue 34): the path fields an older schema had are kept only so that a resource still setting
+ * them is refused, naming the fix, rather than silently upgraded with the standard layout.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class HostProfileSpec {
-  static final String PATH_PATTERN = "^/[A-Za-z0-9._+/@-]*$";
+  static final String REFUSED = "Refused: host paths are not set in an upgrade resource. An administrator creates an"
+      + " InplaceHostProfile with them and the resource names it in hostProfile.name (docs/crd-reference.md).";
 
   @Pattern("^(standard|kairos)$")
   @JsonPropertyDescription("Operating system of the hosts: standard (default: binaries swapped in place) or kairos"
@@ -15,9 +23,28 @@ public class HostProfileSpec {
       + " image is the fallback; docs/kairos.md).")
   private String os;
 
-  @Pattern(PATH_PATTERN)
-  @JsonPropertyDescription("Directory of the distribution binaries (default /usr/local/bin).")
+  @Pattern(UpgradeSpec.NAME_PATTERN)
+  @JsonPropertyDescription("Name of the cluster-scoped InplaceHostProfile (admin-owned) the host layout comes from:"
+      + " binaries, image, staging and backup directories, service units. Unset: the distribution's standard layout.")
+  private String name;
+
+  @JsonPropertyDescription(REFUSED)
   private String binDir;
+
+  @JsonPropertyDescription(REFUSED)
+  private String imagesDir;
+
+  @JsonPropertyDescription(REFUSED)
+  private String stagingDir;
+
+  @JsonPropertyDescription(REFUSED)
+  private String backupDir;
+
+  @JsonPropertyDescription(REFUSED)
+  private String serverService;
+
+  @JsonPropertyDescription(REFUSED)
+  private String agentService;
 
   public String getOs() {
     return os;
@@ -28,25 +55,34 @@ public class HostProfileSpec {
     return this;
   }
 
-  @Pattern(PATH_PATTERN)
-  @JsonPropertyDescription("Directory air-gap image archives are imported from (default /var/lib/rancher/k3s/agent/images).")
-  private String imagesDir;
+  public String getName() {
+    return name;
+  }
 
-  @Pattern(PATH_PATTERN)
-  @JsonPropertyDescription("Where artifacts are staged before the swap (default /var/lib/inplace/staging).")
-  private String stagingDir;
+  public HostProfileSpec setName(String name) {
+    this.name = name;
+    return this;
+  }
 
-  @Pattern(PATH_PATTERN)
-  @JsonPropertyDescription("Where the previous binaries are kept (default /var/lib/inplace/backup).")
-  private String backupDir;
+  /** The refused layout fields this spec sets, by name, in the schema's order (empty when none). */
+  public Map<String, String> refusedLayoutFields() {
+    Map<String, String> set = new LinkedHashMap<>();
+    put(set, "binDir", binDir);
+    put(set, "imagesDir", imagesDir);
+    put(set, "stagingDir", stagingDir);
+    put(set, "backupDir", backupDir);
+    put(set, "serverService", serverService);
+    put(set, "agentService", agentService);
+    return set;
+  }
 
-  @Pattern(UpgradeSpec.NAME_PATTERN)
-  @JsonPropertyDescription("Service unit of a control-plane node (default k3s).")
-  private String serverService;
+  private static void put(Map<String, String> set, String field, String value) {
+    if (value != null) {
+      set.put(field, value);
+    }
+  }
 
-  @Pattern(UpgradeSpec.NAME_PATTERN)
-  @JsonPropertyDescription("Service unit of a worker node (default k3s-agent).")
-  private String agentService;
+  // The refused fields: set only by tests that prove the refusal.
 
   public String getBinDir() {
     return binDir;

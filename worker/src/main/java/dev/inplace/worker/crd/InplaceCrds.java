@@ -24,7 +24,8 @@ public final class InplaceCrds {
   public static final List<String> CRD_RESOURCES =
       List.of(
           "META-INF/fabric8/controlplaneupgrades." + GROUP + "-v1.yml",
-          "META-INF/fabric8/workersupgrades." + GROUP + "-v1.yml");
+          "META-INF/fabric8/workersupgrades." + GROUP + "-v1.yml",
+          "META-INF/fabric8/inplacehostprofiles." + GROUP + "-v1.yml");
 
   private InplaceCrds() {}
 
@@ -33,7 +34,7 @@ public final class InplaceCrds {
     return CRD_RESOURCES.stream().map(InplaceCrds::read).toList();
   }
 
-  /** Creates (or replaces) both CRDs: for the sandbox and tests; a real cluster applies deploy/crds/. */
+  /** Creates (or replaces) the CRDs: for the sandbox and tests; a real cluster applies deploy/crds/. */
   public static void install(KubernetesClient client) {
     for (CustomResourceDefinition crd : definitions()) {
       client.apiextensions().v1().customResourceDefinitions().resource(crd).createOr(r -> r.update());

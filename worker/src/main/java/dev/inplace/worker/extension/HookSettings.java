@@ -26,6 +26,7 @@ record HookSettings(Map<String, String> values) {
   static final String DISTRIBUTION = "distribution";
   static final String ARCH = "arch";
   static final String OS = "os";
+  static final String HOST_PROFILE = "hostProfile";
   static final String DRAIN_TIMEOUT_SECONDS = "drainTimeoutSeconds";
   static final String SKIP_DRAIN = "skipDrain";
   static final String READY_TIMEOUT_SECONDS = "readyTimeoutSeconds";
@@ -33,7 +34,7 @@ record HookSettings(Map<String, String> values) {
 
   static final List<String> KEYS =
       List.of(SSH_USER, SSH_PORT, SSH_KEY_SECRET, KNOWN_HOSTS_SECRET, JUMP_HOST, CATALOGUE_CONFIG_MAP, CATALOGUE_KEY,
-          DISTRIBUTION, OS, ARCH, DRAIN_TIMEOUT_SECONDS, SKIP_DRAIN, READY_TIMEOUT_SECONDS,
+          DISTRIBUTION, OS, HOST_PROFILE, ARCH, DRAIN_TIMEOUT_SECONDS, SKIP_DRAIN, READY_TIMEOUT_SECONDS,
           RETRY_AFTER_SECONDS);
 
   static final String DEFAULT_SSH_KEY_SECRET = "{cluster}-ssh-key";
@@ -124,6 +125,14 @@ record HookSettings(Map<String, String> values) {
    */
   String os() {
     return text(OS).orElse(null);
+  }
+
+  /**
+   * The name of the administrator's InplaceHostProfile the hosts' layout comes from, as written; null
+   * when unset (the distribution's standard layout). The intake reads and checks it.
+   */
+  String hostProfile() {
+    return text(HOST_PROFILE).orElse(null);
   }
 
   /** The nodes' architecture as written; null when unset (the intake's default: amd64). The intake checks it. */

@@ -2,7 +2,6 @@ package dev.inplace.worker.intake;
 
 import dev.inplace.workflows.api.DrainOptions;
 import dev.inplace.workflows.api.HostOs;
-import dev.inplace.workflows.api.HostProfile;
 import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.MachineInfo;
 import dev.inplace.workflows.api.MaintenanceWindow;
@@ -19,7 +18,7 @@ record AskedValues(
     String arch,
     HostOs os,
     SshSettings ssh,
-    HostProfile profile,
+    String hostProfile,
     DrainOptions drain,
     long readyTimeoutSeconds,
     long minFreeBytes,
@@ -48,7 +47,7 @@ record AskedValues(
       throw IntakeRefusal.invalid(field.of("hostProfile.os") + " must be standard or kairos, got '" + host.os() + "'");
     }
     SshSettings ssh = ssh(ask.ssh(), field);
-    HostProfile profile = profile(host, ask, os, field);
+    String hostProfile = hostProfileName(host, field);
     DrainOptions drain = drain(ask, field);
     long ready = atLeast(ask.readyTimeoutSeconds(), DEFAULT_READY_TIMEOUT_SECONDS, 1, field.of("readyTimeoutSeconds"));
     long minFree = atLeast(ask.minFreeBytes(), DEFAULT_MIN_FREE_BYTES, 0, field.of("minFreeBytes"));
@@ -57,7 +56,7 @@ record AskedValues(
       throw IntakeRefusal.invalid(field.of("releaseCatalogue.configMapName") + " is required");
     }
     checkTargets(ask, ask.machines());
-    return new AskedValues(version, arch, os, ssh, profile, drain, ready, minFree, window);
+    return new AskedValues(version, arch, os, ssh, hostProfile, drain, ready, minFree, window);
   }
 
   private static SshSettings ssh(IntakeRequest.Ssh ssh, IntakeRequest.FieldNames field) throws IntakeRefusal {
@@ -77,22 +76,17 @@ record AskedValues(
     }
   }
 
-  /** The distribution's standard layout on hosts of {@code os}, with the request's overrides. */
-  private static HostProfile profile(IntakeRequest.Host host, IntakeRequest ask, HostOs os,
-      IntakeRequest.FieldNames field) throws IntakeRefusal {
-    HostProfile d = ask.distribution().defaultProfile().withOs(os);
-    try {
-      return new HostProfile(
-          orDefault(host.binDir(), d.binDir()),
-          orDefault(host.imagesDir(), d.imagesDir()),
-          orDefault(host.stagingDir(), d.stagingDir()),
-          orDefault(host.backupDir(), d.backupDir()),
-          orDefault(host.serverService(), d.serverService()),
-          orDefault(host.agentService(), d.agentService()),
-          os);
-    } catch (IllegalArgumentException e) {
-      throw IntakeRefusal.invalid(field.of("hostProfile") + ": " + e.getMessage());
+  /**
+   * The name of the host profile asked for (null: the standard layout), a name a Kubernetes object
+   * can have; {@link HostProfiles} reads it once every asked value is checked.
+   */
+  private static String hostProfileName(IntakeRequest.Host host, IntakeRequest.FieldNames field)
+      throws IntakeRefusal {
+    if (host.profileName() != null && !HostProfiles.NAME.matcher(host.profileName()).matches()) {
+      throw IntakeRefusal.invalid(field.of("hostProfile.name") + " must name an InplaceHostProfile (a lower-case DNS"
+          + " name), got '" + host.profileName() + "'");
     }
+    return host.profileName();
   }
 
   /** The request's drain options over the defaults; a one-Machine cluster skips the drain. */

@@ -16,7 +16,8 @@ import java.util.List;
  * @param targetVersion the version to install, as the distribution prints it
  * @param distribution k3s, kubeadm or k0s (each door decides which: the spec, or the bootstrap kind)
  * @param arch the nodes' architecture; null means {@code amd64}
- * @param host the host layout and OS; null means the distribution's standard layout on standard hosts
+ * @param host the hosts' OS and host profile name; null means the distribution's standard layout on
+ *     standard hosts
  * @param ssh how to reach the hosts
  * @param drain drain options; null means {@code DrainOptions.defaults()}
  * @param readyTimeoutSeconds how long a node may take to be Ready at the target; null means 300
@@ -54,15 +55,14 @@ public record IntakeRequest(
   }
 
   /**
-   * The host layout: an override per field (null keeps the distribution's default) and the OS
-   * profile ({@code standard} or {@code kairos}; null means standard).
+   * The hosts: their OS profile ({@code standard} or {@code kairos}; null means standard) and the
+   * name of the admin-owned {@code InplaceHostProfile} their layout comes from (null: the
+   * distribution's standard layout). Paths are never asked for directly (issue 34).
    */
-  public record Host(
-      String os, String binDir, String imagesDir, String stagingDir, String backupDir, String serverService,
-      String agentService) {
+  public record Host(String os, String profileName) {
     /** The standard layout on hosts of {@code os}. */
     public static Host ofOs(String os) {
-      return new Host(os, null, null, null, null, null, null);
+      return new Host(os, null);
     }
   }
 
@@ -108,7 +108,7 @@ public record IntakeRequest(
 
   /**
    * The door's name for a field in a refusal message, given its path in the custom resource's spec
-   * ({@code arch}, {@code hostProfile}, {@code hostProfile.os}, {@code ssh}, {@code drain}, {@code
+   * ({@code arch}, {@code hostProfile.name}, {@code hostProfile.os}, {@code ssh}, {@code drain}, {@code
    * readyTimeoutSeconds}, {@code minFreeBytes}, {@code maintenanceWindow}, {@code version}).
    */
   @FunctionalInterface

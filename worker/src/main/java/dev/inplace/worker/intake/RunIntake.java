@@ -8,6 +8,7 @@ import dev.inplace.workflows.api.ArtifactRules;
 import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.Distribution;
 import dev.inplace.workflows.api.HostOs;
+import dev.inplace.workflows.api.HostProfile;
 import dev.inplace.workflows.api.MachineInfo;
 import dev.inplace.workflows.api.NodeUpgradeTemplate;
 import dev.inplace.workflows.api.ReleaseCatalogue;
@@ -28,7 +29,8 @@ import java.util.function.Supplier;
  * The one intake of both doors (the CR watcher and the UpdateMachine hook): {@link #admit} turns
  * what a door was asked ({@link IntakeRequest}) into a run's inputs ({@link RunInputs}), or refuses
  * with a failure type of {@code UpgradeFailures} ({@link IntakeRefusal}). It reads only: the Cluster
- * (for its topology), Secrets (that they and their keys exist, never their contents) and the release
+ * (for its topology), the InplaceHostProfile a request names, Secrets (that they and their keys
+ * exist, never their contents) and the release
  * catalogue.
  */
 public final class RunIntake {
@@ -38,10 +40,12 @@ public final class RunIntake {
 
   private final KubernetesClient management;
   private final ArtifactSourcePolicy artifacts;
+  private final HostProfiles profiles;
 
   public RunIntake(KubernetesClient management, ArtifactSourcePolicy artifacts) {
     this.management = management;
     this.artifacts = artifacts;
+    this.profiles = new HostProfiles(management);
   }
 
   /**
@@ -49,7 +53,8 @@ public final class RunIntake {
    * ({@code InvalidRequest}: version, arch, OS, SSH settings, host layout, drain, timeouts, window,
    * each Machine's node target), then what it refers to: the Cluster's topology when the run records
    * versions on cluster objects ({@code TopologyManagedCluster}), the version skew of the Machines
-   * ({@code UnsupportedVersionSkew}), the Secrets ({@code SecretNotFound}) and the release in the
+   * ({@code UnsupportedVersionSkew}), the named host profile and the allowlist of the host layout's
+   * directories ({@code InvalidRequest}), the Secrets ({@code SecretNotFound}) and the release in the
    * catalogue ({@code ArtifactUnavailable}, {@code InvalidRequest} for an unsafe one).
    *
    * @throws IntakeUnavailable when something could not be read (try again later)
@@ -60,11 +65,12 @@ public final class RunIntake {
       refuseTopologyCluster(ask.cluster());
     }
     checkSkew(ask.machines(), values.version());
+    HostProfile profile = profiles.resolve(ask.distribution(), values.os(), values.hostProfile(), ask.fields());
     requireRunSecrets(ask.cluster(), values.ssh());
     ReleaseCatalogue.Release release = release(ask.cluster().namespace(), ask.catalogue().configMap(),
         ask.catalogue().keyOrDefault(), values.version(), ask.distribution(), values.arch(), values.os());
     NodeUpgradeTemplate template = new NodeUpgradeTemplate(ask.distribution(), values.version(), release.artifacts(),
-        values.profile(), values.ssh(), values.drain(), values.readyTimeoutSeconds(), values.minFreeBytes(),
+        profile, values.ssh(), values.drain(), values.readyTimeoutSeconds(), values.minFreeBytes(),
         values.arch());
     RunInputs inputs = new RunInputs(ask.cluster(), template, values.window(), ask.machines());
     for (MachineInfo m : inputs.machines()) {

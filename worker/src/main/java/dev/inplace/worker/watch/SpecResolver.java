@@ -31,6 +31,7 @@ import io.temporal.failure.ApplicationFailure;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -118,8 +119,7 @@ final class SpecResolver {
         spec.getVersion(),
         spec.getDistribution() == null ? Distribution.K3S : spec.getDistribution(),
         spec.getArch(),
-        h == null ? null : new IntakeRequest.Host(h.getOs(), h.getBinDir(), h.getImagesDir(), h.getStagingDir(),
-            h.getBackupDir(), h.getServerService(), h.getAgentService()),
+        h == null ? null : new IntakeRequest.Host(h.getOs(), h.getName()),
         new IntakeRequest.Ssh(s.getUser(), s.getPort(), s.getPrivateKeySecret(), s.getKnownHostsSecret(), s.getJumpHost()),
         d == null ? null : new IntakeRequest.Drain(d.getTimeoutSeconds(), d.getDeleteEmptyDirData(), d.getForce(),
             d.getOnPdbBlocked() == null ? null : d.getOnPdbBlocked().action(), d.getSkip()),
@@ -134,6 +134,20 @@ final class SpecResolver {
   }
 
   // ---- the spec alone ---------------------------------------------------------------------------
+
+  /**
+   * Host paths are not free text in a resource (issue 34, docs/security.md): a spec that still sets
+   * the layout fields an older schema had is refused, naming the first and the fix.
+   */
+  private static void refuseLayoutFields(HostProfileSpec host) throws SpecRefusal {
+    if (host == null || host.refusedLayoutFields().isEmpty()) {
+      return;
+    }
+    Map.Entry<String, String> first = host.refusedLayoutFields().entrySet().iterator().next();
+    throw invalid("spec.hostProfile." + first.getKey() + " (" + first.getValue() + ") is no longer accepted: host"
+        + " paths are not set in an upgrade resource; an administrator creates an InplaceHostProfile with them and"
+        + " the resource names it in spec.hostProfile.name (docs/crd-reference.md)");
+  }
 
   private void checkFields(UpgradeSpec<?> spec) throws SpecRefusal {
     if (spec == null) {
@@ -153,6 +167,7 @@ final class SpecResolver {
     if (spec.getSsh() == null) {
       throw invalid("spec.ssh is required (privateKeySecret and knownHostsSecret)");
     }
+    refuseLayoutFields(spec.getHostProfile());
     Optional<String> jumpHost = SshSettings.jumpHostProblem(spec.getSsh().getJumpHost());
     if (jumpHost.isPresent()) {
       throw invalid("spec.ssh: " + jumpHost.get()); // as the intake words it for the hook's setting

@@ -54,8 +54,8 @@ class CrdDriftTest {
   }
 
   @Test
-  void bothKindsHaveTheirNamesPrinterColumnsAndStatusSubresource() {
-    List<CustomResourceDefinition> crds = InplaceCrds.definitions();
+  void bothUpgradeKindsHaveTheirNamesPrinterColumnsAndStatusSubresource() {
+    List<CustomResourceDefinition> crds = InplaceCrds.definitions().subList(0, 2);
     assertEquals(List.of("ControlPlaneUpgrade", "WorkersUpgrade"), crds.stream().map(c -> c.getSpec().getNames().getKind()).toList());
     assertEquals(List.of(List.of("icpu"), List.of("iwu")), crds.stream().map(c -> c.getSpec().getNames().getShortNames()).toList());
     for (CustomResourceDefinition crd : crds) {
@@ -73,5 +73,16 @@ class CrdDriftTest {
     var workers = crds.get(1).getSpec().getVersions().get(0).getSchema().getOpenAPIV3Schema().getProperties().get("spec");
     assertTrue(workers.getProperties().get("maxUnavailable").getXKubernetesIntOrString());
     assertEquals(1, workers.getProperties().get("maxUnavailable").getXKubernetesValidations().size());
+  }
+
+  @Test
+  void theHostProfileKindIsClusterScopedSoOnlyClusterAdministratorsWriteOne() {
+    CustomResourceDefinition crd = InplaceCrds.definitions().get(2);
+    assertEquals(InplaceHostProfile.KIND, crd.getSpec().getNames().getKind());
+    assertEquals(List.of("ihp"), crd.getSpec().getNames().getShortNames());
+    assertEquals("Cluster", crd.getSpec().getScope());
+    var spec = crd.getSpec().getVersions().get(0).getSchema().getOpenAPIV3Schema().getProperties().get("spec");
+    assertEquals(List.of("agentService", "backupDir", "binDir", "imagesDir", "serverService", "stagingDir"),
+        spec.getProperties().keySet().stream().sorted().toList());
   }
 }

@@ -23,6 +23,7 @@ public final class HookDoor implements AutoCloseable {
   /** Setting names, as an ExtensionConfig writes them. */
   public static final String OS = HookSettings.OS;
   public static final String ARCH = HookSettings.ARCH;
+  public static final String HOST_PROFILE = HookSettings.HOST_PROFILE;
   public static final String SSH_KEY_SECRET = HookSettings.SSH_KEY_SECRET;
   public static final String CATALOGUE_CONFIG_MAP = HookSettings.CATALOGUE_CONFIG_MAP;
 

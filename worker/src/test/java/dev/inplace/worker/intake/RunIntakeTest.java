@@ -20,6 +20,8 @@ import dev.inplace.workflows.api.SshSettings;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import dev.inplace.activities.capi.CapiResources;
 import dev.inplace.worker.crd.CatalogueReference;
+import dev.inplace.worker.crd.HostLayoutSpec;
+import dev.inplace.worker.crd.InplaceHostProfile;
 import dev.inplace.worker.crd.UpgradeSpec;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -188,16 +190,18 @@ class RunIntakeTest {
   }
 
   @Test
-  void everyOverrideOfTheAskLandsInTheTemplate() throws Exception {
+  void everyOverrideOfTheAskLandsInTheTemplateTheLayoutFromTheNamedHostProfile() throws Exception {
     estate(Map.of());
+    client.resource(InplaceHostProfile.of("opt-bin", new HostLayoutSpec().setBinDir("/opt/bin")
+        .setStagingDir("/var/lib/inplace/stage").setServerService("k3s-server"))).create();
     RunInputs inputs = intake(ArtifactSourcePolicy.httpsOnly()).admit(ask(
-        new IntakeRequest.Host("standard", "/opt/bin", null, "/var/lib/stage", null, "k3s-server", null),
+        new IntakeRequest.Host("standard", "opt-bin"),
         new IntakeRequest.Drain(600L, false, true, PdbBlockedAction.DELETE, null), 120L, 1000L,
         new IntakeRequest.Window(List.of("sat"), "22:00", "04:00", "Europe/Berlin"), List.of(CP_0), false,
         IntakeRequest.Recording.CLUSTER_OBJECTS));
 
     HostProfile k3s = HostProfile.k3sDefaults();
-    assertEquals(new HostProfile("/opt/bin", k3s.imagesDir(), "/var/lib/stage", k3s.backupDir(), "k3s-server",
+    assertEquals(new HostProfile("/opt/bin", k3s.imagesDir(), "/var/lib/inplace/stage", k3s.backupDir(), "k3s-server",
         k3s.agentService(), HostOs.STANDARD), inputs.template().profile());
     assertEquals(new DrainOptions(600, false, true, PdbBlockedAction.DELETE, false), inputs.template().drain());
     assertEquals(120, inputs.template().readyTimeoutSeconds());
@@ -228,12 +232,13 @@ class RunIntakeTest {
   @Test
   void whatWasAskedIsCheckedBeforeAnythingItNamesIsRead() throws Exception {
     int before = server.getRequestCount();
-    IntakeRequest badHost = ask(new IntakeRequest.Host(null, "opt/bin", null, null, null, null, null), null, null, null,
+    IntakeRequest badHost = ask(new IntakeRequest.Host(null, "../etc"), null, null, null,
         null, List.of(CP_0), false, IntakeRequest.Recording.CLUSTER_OBJECTS);
     IntakeRefusal refused = assertThrows(IntakeRefusal.class, () -> intake(ArtifactSourcePolicy.httpsOnly()).admit(badHost));
 
     assertEquals(UpgradeFailures.INVALID_REQUEST, refused.type());
-    assertTrue(refused.getMessage().startsWith("spec.hostProfile: binDir must be an absolute path"), refused.getMessage());
+    assertEquals("spec.hostProfile.name must name an InplaceHostProfile (a lower-case DNS name), got '../etc'",
+        refused.getMessage());
     assertEquals(before, server.getRequestCount(), "no Secret, ConfigMap or Cluster was read");
 
     MachineInfo noAddress = new MachineInfo("edge-1-md-0", "md-0", NodeRole.WORKER, "10.0.0.1;reboot", "", "", "md");
@@ -276,5 +281,42 @@ class RunIntakeTest {
         () -> ArtifactSettings.fromEnvironment(Map.of(ArtifactSettings.ARTIFACT_MIRROR_DIR, "relative/dir")));
     assertThrows(IllegalArgumentException.class,
         () -> ArtifactSettings.fromEnvironment(Map.of(ArtifactSettings.ARTIFACT_MAX_BYTES, "-1")));
+  }
+  @Test
+  void aHostProfileWhoseBinDirIsAContainersRootFilesystemIsRefusedNamingTheAllowedDirectories() throws Exception {
+    estate(Map.of());
+    String rootfs = "/run/containerd/io.containerd.runtime.v2.task/k8s.io/0a1b/rootfs/usr/bin";
+    client.resource(InplaceHostProfile.of("evil", new HostLayoutSpec().setBinDir(rootfs))).create();
+    IntakeRefusal refused = assertThrows(IntakeRefusal.class, () -> intake(ArtifactSourcePolicy.httpsOnly()).admit(ask(
+        new IntakeRequest.Host(null, "evil"), null, null, null, null, List.of(CP_0), false,
+        IntakeRequest.Recording.CLUSTER_OBJECTS)));
+
+    assertEquals(UpgradeFailures.INVALID_REQUEST, refused.type());
+    assertEquals("spec.hostProfile.name: InplaceHostProfile evil: binDir " + rootfs
+        + " is not a k3s directory; allowed: /usr/local/bin, /opt/bin", refused.getMessage());
+  }
+
+  @Test
+  void aHostProfileThatStagesInEtcIsRefused() throws Exception {
+    estate(Map.of());
+    client.resource(InplaceHostProfile.of("etc", new HostLayoutSpec().setStagingDir("/etc"))).create();
+    IntakeRefusal refused = assertThrows(IntakeRefusal.class, () -> intake(ArtifactSourcePolicy.httpsOnly()).admit(ask(
+        new IntakeRequest.Host(null, "etc"), null, null, null, null, List.of(CP_0), false,
+        IntakeRequest.Recording.CLUSTER_OBJECTS)));
+
+    assertEquals("spec.hostProfile.name: InplaceHostProfile etc: stagingDir /etc is not a directory under"
+        + " /var/lib/inplace/ (one or more name segments, e.g. /var/lib/inplace/staging)", refused.getMessage());
+  }
+
+  @Test
+  void aMissingHostProfileIsRefusedNamingWhoCreatesIt() throws Exception {
+    estate(Map.of());
+    IntakeRefusal refused = assertThrows(IntakeRefusal.class, () -> intake(ArtifactSourcePolicy.httpsOnly()).admit(ask(
+        new IntakeRequest.Host(null, "nowhere"), null, null, null, null, List.of(CP_0), false,
+        IntakeRequest.Recording.CLUSTER_OBJECTS)));
+
+    assertEquals(UpgradeFailures.INVALID_REQUEST, refused.type());
+    assertEquals("spec.hostProfile.name: InplaceHostProfile nowhere not found (an administrator creates it:"
+        + " docs/crd-reference.md)", refused.getMessage());
   }
 }

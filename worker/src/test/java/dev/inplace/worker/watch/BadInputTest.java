@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.inplace.worker.crd.CatalogueReference;
 import dev.inplace.worker.crd.ControlPlaneUpgrade;
 import dev.inplace.worker.crd.ControlPlaneUpgradeSpec;
+import dev.inplace.worker.crd.HostLayoutSpec;
+import dev.inplace.worker.crd.HostProfileSpec;
 import dev.inplace.worker.crd.InplaceCrds;
 import dev.inplace.worker.crd.MaintenanceWindowSpec;
 import dev.inplace.worker.crd.UpgradeCondition;
@@ -103,7 +105,16 @@ class BadInputTest {
             "v1.31.3+k3s1"),
         cp("not a version", s -> s.setVersion("1.31"), UpgradeFailures.INVALID_REQUEST, "1.31"),
         cp("bad maintenance window", s -> s.setMaintenanceWindow(new MaintenanceWindowSpec().setStart("25:00").setEnd("04:00")),
-            UpgradeFailures.INVALID_REQUEST, "25:00"));
+            UpgradeFailures.INVALID_REQUEST, "25:00"),
+        cp("a host path written in the resource (the old free-text form)",
+            s -> s.setHostProfile(new HostProfileSpec().setBinDir("/usr/local/bin")), UpgradeFailures.INVALID_REQUEST,
+            "spec.hostProfile.binDir (/usr/local/bin) is no longer accepted: host paths are not set in an upgrade"
+                + " resource; an administrator creates an InplaceHostProfile with them and the resource names it in"
+                + " spec.hostProfile.name"),
+        withEstate(workers("a host profile whose binDir is outside the layout",
+            s -> s.setHostProfile(new HostProfileSpec().setName("evil")), UpgradeFailures.INVALID_REQUEST,
+            "spec.hostProfile.name: InplaceHostProfile evil: binDir /run/evil is not a k3s directory"),
+            e -> e.hostProfile("evil", new HostLayoutSpec().setBinDir("/run/evil"))));
   }
 
   @ParameterizedTest(name = "{0}")

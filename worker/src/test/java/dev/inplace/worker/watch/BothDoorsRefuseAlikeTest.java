@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.inplace.worker.crd.CatalogueReference;
 import dev.inplace.worker.crd.ControlPlaneUpgrade;
 import dev.inplace.worker.crd.ControlPlaneUpgradeSpec;
+import dev.inplace.worker.crd.HostLayoutSpec;
 import dev.inplace.worker.crd.HostProfileSpec;
 import dev.inplace.worker.crd.InplaceCrds;
 import dev.inplace.worker.crd.UpgradeCondition;
@@ -110,6 +111,15 @@ class BothDoorsRefuseAlikeTest {
         new Case("a bad host profile (OS)", e -> {}, s -> s.setHostProfile(new HostProfileSpec().setOs("windows")),
             Map.of(HookDoor.OS, "windows"), UpgradeFailures.INVALID_REQUEST,
             " must be standard or kairos, got 'windows'", false),
+        new Case("a host profile whose binDir is outside the layout",
+            e -> e.hostProfile("evil", new HostLayoutSpec().setBinDir("/run/evil")),
+            s -> s.setHostProfile(new HostProfileSpec().setName("evil")), Map.of(HookDoor.HOST_PROFILE, "evil"),
+            UpgradeFailures.INVALID_REQUEST,
+            ": InplaceHostProfile evil: binDir /run/evil is not a k3s directory; allowed: /usr/local/bin, /opt/bin",
+            false),
+        new Case("a missing host profile", e -> {}, s -> s.setHostProfile(new HostProfileSpec().setName("nowhere")),
+            Map.of(HookDoor.HOST_PROFILE, "nowhere"), UpgradeFailures.INVALID_REQUEST,
+            ": InplaceHostProfile nowhere not found", false),
         new Case("a bad architecture", e -> {}, s -> s.setArch("x86/64"), Map.of(HookDoor.ARCH, "x86/64"),
             UpgradeFailures.INVALID_REQUEST, " must be a name like amd64 or arm64, got 'x86/64'", false),
         new Case("a bad SSH key Secret name", e -> {},

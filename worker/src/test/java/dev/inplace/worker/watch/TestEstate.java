@@ -158,6 +158,11 @@ final class TestEstate {
     client.secrets().inNamespace(NAMESPACE).withName(name).delete();
   }
 
+  /** An administrator's InplaceHostProfile (cluster-scoped). */
+  void hostProfile(String name, dev.inplace.worker.crd.HostLayoutSpec layout) {
+    client.resource(dev.inplace.worker.crd.InplaceHostProfile.of(name, layout)).create();
+  }
+
   private String kubeconfig() {
     if (workloadKubeconfig != null) {
       return workloadKubeconfig;

@@ -4,6 +4,7 @@ import dev.inplace.workflows.api.Artifact;
 import dev.inplace.workflows.api.ArtifactRules;
 import dev.inplace.workflows.api.HostActivities.HostFacts;
 import dev.inplace.workflows.api.HostActivities.InstalledFile;
+import dev.inplace.workflows.api.HostPaths;
 import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.MachineInfo;
 import dev.inplace.workflows.api.NodeActivities.NodeState;
@@ -132,13 +133,17 @@ final class NodePreflight {
 
   /**
    * The catalogue rules ({@link ArtifactRules}: https or a local mirror file, install paths in the
-   * distribution's layout), checked again here because a run started by hand skips the intake.
+   * distribution's layout) and the host profile's allowlist ({@link HostPaths}), checked again here
+   * because a run started by hand skips the intake.
    */
   static Optional<ApplicationFailure> catalogueRefusal(NodeUpgradeRequest request) {
     return ArtifactRules.problem(request.artifacts(), request.distribution(),
             request.profile() == null ? null : request.profile().os())
         .flatMap(why -> refuse(UpgradeFailures.INVALID_REQUEST, "refusing the release of " + request.targetVersion()
-            + " for " + request.node().nodeName() + ": " + why));
+            + " for " + request.node().nodeName() + ": " + why))
+        .or(() -> HostPaths.problem(request.distribution(), request.profile())
+            .flatMap(why -> refuse(UpgradeFailures.INVALID_REQUEST, "refusing the host profile of "
+                + request.node().nodeName() + ": " + why)));
   }
 
   /**
