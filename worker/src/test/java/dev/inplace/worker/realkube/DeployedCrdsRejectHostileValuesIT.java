@@ -50,7 +50,8 @@ class DeployedCrdsRejectHostileValuesIT {
       try (InputStream in = Files.newInputStream(file)) {
         crd = Serialization.unmarshal(in, CustomResourceDefinition.class);
       }
-      kube.apiextensions().v1().customResourceDefinitions().resource(crd).serverSideApply();
+      // Forced: another test in this JVM may have installed the generated CRDs under another field manager.
+      kube.apiextensions().v1().customResourceDefinitions().resource(crd).forceConflicts().serverSideApply();
       kube.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata().getName()).waitUntilCondition(
           c -> c != null && c.getStatus() != null && c.getStatus().getConditions() != null && c.getStatus().getConditions().stream()
               .anyMatch(x -> "Established".equals(x.getType()) && "True".equals(x.getStatus())), 30, TimeUnit.SECONDS);
