@@ -19,8 +19,10 @@ import javax.crypto.spec.GCMParameterSpec;
  * Encrypts every Temporal payload with AES-256-GCM: the whole serialized payload (its metadata and
  * data) becomes the ciphertext of a new payload whose metadata says {@code encoding:
  * binary/encrypted} and names the key ({@code encryption-key-id}). A fresh 12-byte nonce per payload
- * is stored before the ciphertext; the key ID is authenticated as associated data. Payloads that are
- * not encrypted (written before the codec was turned on) pass through on decode.
+ * is stored before the ciphertext; the key ID is authenticated as associated data. A payload that is
+ * not encrypted is refused on decode: it came from a client without the key (a run started by hand
+ * with made-up input), and is no more trusted than that client. While runs started before encryption
+ * was turned on drain, {@code acceptPlaintext} lets their payloads through.
  */
 public final class AesGcmPayloadCodec implements PayloadCodec {
   public static final String ENCODING = "binary/encrypted";
@@ -30,10 +32,18 @@ public final class AesGcmPayloadCodec implements PayloadCodec {
   private static final int TAG_BITS = 128;
 
   private final PayloadKeys keys;
+  private final boolean acceptPlaintext;
   private final SecureRandom random = new SecureRandom();
 
+  /** Refuses payloads that are not encrypted. */
   public AesGcmPayloadCodec(PayloadKeys keys) {
+    this(keys, false);
+  }
+
+  /** With {@code acceptPlaintext}, payloads that are not encrypted pass through on decode. */
+  public AesGcmPayloadCodec(PayloadKeys keys, boolean acceptPlaintext) {
     this.keys = keys;
+    this.acceptPlaintext = acceptPlaintext;
   }
 
   @Override
@@ -61,7 +71,12 @@ public final class AesGcmPayloadCodec implements PayloadCodec {
   private Payload decrypt(Payload payload) {
     ByteString encoding = payload.getMetadataMap().get(ENCODING_KEY);
     if (encoding == null || !ENCODING.equals(encoding.toStringUtf8())) {
-      return payload;
+      if (acceptPlaintext) {
+        return payload;
+      }
+      throw new PayloadCodecException("a payload that is not encrypted was refused: with payload encryption on, every"
+          + " input must come from a client that holds the key (" + PayloadEncryption.ACCEPT_PLAINTEXT
+          + "=true lets older, unencrypted payloads through while runs started before encryption drain)");
     }
     ByteString idBytes = payload.getMetadataMap().get(KEY_ID);
     String id = idBytes == null ? "" : idBytes.toStringUtf8();

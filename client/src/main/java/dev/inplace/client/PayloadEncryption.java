@@ -16,18 +16,35 @@ import java.util.Map;
 public final class PayloadEncryption {
   /** The mounted key file ({@link PayloadKeys}); unset means payloads are stored in clear. */
   public static final String KEY_FILE = "INPLACE_PAYLOAD_KEY_FILE";
+  /**
+   * {@code true}: with encryption on, payloads that are not encrypted are still read (while runs
+   * started before encryption was turned on drain); default {@code false}: they are refused.
+   */
+  public static final String ACCEPT_PLAINTEXT = "INPLACE_PAYLOAD_ACCEPT_PLAINTEXT";
+  /** Every variable this class reads. */
+  public static final List<String> KEYS = List.of(KEY_FILE, ACCEPT_PLAINTEXT);
 
   private PayloadEncryption() {}
 
   /** The converter {@code env} asks for. */
   public static DataConverter fromEnvironment(Map<String, String> env) {
     String file = env.getOrDefault(KEY_FILE, "").trim();
-    return file.isEmpty() ? DefaultDataConverter.STANDARD_INSTANCE : encrypting(PayloadKeys.read(Path.of(file)));
+    String accept = env.getOrDefault(ACCEPT_PLAINTEXT, "false").trim();
+    if (!accept.equals("true") && !accept.equals("false")) {
+      throw new IllegalArgumentException(ACCEPT_PLAINTEXT + " must be true or false, got " + accept);
+    }
+    return file.isEmpty() ? DefaultDataConverter.STANDARD_INSTANCE
+        : encrypting(PayloadKeys.read(Path.of(file)), accept.equals("true"));
   }
 
-  /** Encrypts payloads and failure attributes with {@code keys}. */
+  /** Encrypts payloads and failure attributes with {@code keys}; refuses payloads that are not encrypted. */
   public static DataConverter encrypting(PayloadKeys keys) {
+    return encrypting(keys, false);
+  }
+
+  /** As {@link #encrypting(PayloadKeys)}; with {@code acceptPlaintext}, unencrypted payloads are read. */
+  public static DataConverter encrypting(PayloadKeys keys, boolean acceptPlaintext) {
     return new CodecDataConverter(DefaultDataConverter.newDefaultInstance(),
-        List.of(new AesGcmPayloadCodec(keys)), true);
+        List.of(new AesGcmPayloadCodec(keys, acceptPlaintext)), true);
   }
 }

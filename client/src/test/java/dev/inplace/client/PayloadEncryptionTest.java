@@ -123,8 +123,18 @@ class PayloadEncryptionTest {
     PayloadCodecException missing = assertThrows(PayloadCodecException.class, () -> dropped.decode(List.of(sealed)));
     assertTrue(missing.getMessage().contains("key k1, which is not in the payload key file"), missing.getMessage());
 
-    // Unencrypted payloads (written before the codec was on) pass through.
-    assertEquals(clear, rotated.decode(List.of(clear)).get(0));
+    // Unencrypted payloads are refused, unless the operator lets older ones through while they drain.
+    PayloadCodecException plaintext = assertThrows(PayloadCodecException.class, () -> rotated.decode(List.of(clear)));
+    assertTrue(plaintext.getMessage().contains("not encrypted was refused"), plaintext.getMessage());
+    AesGcmPayloadCodec draining = new AesGcmPayloadCodec(PayloadKeys.parse("k2:" + key(2) + "\nk1:" + key(1), "test"), true);
+    assertEquals(clear, draining.decode(List.of(clear)).get(0));
+  }
+
+  @Test
+  void theMigrationSwitchIsTrueOrFalseOnly() {
+    IllegalArgumentException wrong = assertThrows(IllegalArgumentException.class, () -> PayloadEncryption.fromEnvironment(
+        Map.of(PayloadEncryption.ACCEPT_PLAINTEXT, "yes")));
+    assertTrue(wrong.getMessage().contains(PayloadEncryption.ACCEPT_PLAINTEXT), wrong.getMessage());
   }
 
   @Test

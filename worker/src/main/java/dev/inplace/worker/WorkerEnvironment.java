@@ -35,7 +35,7 @@ public final class WorkerEnvironment {
     groups.put("custom resource watcher and leader election", WatcherOptions.KEYS);
     groups.put("CAPI runtime extension", ExtensionOptions.KEYS);
     groups.put("release catalogue sources", ArtifactSettings.KEYS);
-    groups.put("payload encryption", List.of(PayloadEncryption.KEY_FILE));
+    groups.put("payload encryption", PayloadEncryption.KEYS);
     groups.put("polling (the local stack of processes only)", PollerOptions.KEYS);
     groups.put("logging", List.of(LOG_LEVEL, LOG_FORMAT));
     return java.util.Collections.unmodifiableMap(groups);

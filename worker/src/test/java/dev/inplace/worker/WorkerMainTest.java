@@ -60,7 +60,7 @@ class WorkerMainTest {
     assertTrue(WorkerEnvironment.KEYS.contains(dev.inplace.client.PayloadEncryption.KEY_FILE));
     assertEquals(
         WorkerConfig.KEYS.size() + WatcherOptions.KEYS.size() + ExtensionOptions.KEYS.size()
-            + dev.inplace.worker.intake.ArtifactSettings.KEYS.size() + 1 /* payload key file */
+            + dev.inplace.worker.intake.ArtifactSettings.KEYS.size() + dev.inplace.client.PayloadEncryption.KEYS.size()
             + PollerOptions.KEYS.size() + 2,
         WorkerEnvironment.KEYS.size());
   }
