@@ -40,11 +40,17 @@ public final class TemporalSettings {
   public static final String LEGACY_TLS_CERT = "TEMPORAL_TLS_CERT";
 
   public static final String LEGACY_TLS_KEY = "TEMPORAL_TLS_KEY";
+  /**
+   * {@code true} allows a plaintext connection to a frontend that is not on loopback; without it,
+   * such a connection is refused: anyone who reaches an unauthenticated frontend can start runs.
+   */
+  public static final String ALLOW_PLAINTEXT = "INPLACE_TEMPORAL_PLAINTEXT";
 
   /** Every variable read here; docs/configuration.md lists each (a test checks). */
   public static final List<String> KEYS =
       List.of(ADDRESS, NAMESPACE, API_KEY, TLS, TLS_CLIENT_CERT_PATH, TLS_CLIENT_KEY_PATH,
-          TLS_SERVER_CA_CERT_PATH, TLS_SERVER_NAME, CONFIG_FILE, PROFILE, LEGACY_TLS_CERT, LEGACY_TLS_KEY);
+          TLS_SERVER_CA_CERT_PATH, TLS_SERVER_NAME, CONFIG_FILE, PROFILE, LEGACY_TLS_CERT, LEGACY_TLS_KEY,
+          ALLOW_PLAINTEXT);
 
   private final ClientConfigProfile profile;
 
@@ -93,10 +99,27 @@ public final class TemporalSettings {
       file(tls.getClientKeyPath(), TLS_CLIENT_KEY_PATH, problems);
       file(tls.getServerCACertPath(), TLS_SERVER_CA_CERT_PATH, problems);
     }
+    String allowPlaintext = env.getOrDefault(ALLOW_PLAINTEXT, "false").trim();
+    if (!allowPlaintext.equals("true") && !allowPlaintext.equals("false")) {
+      problems.add(ALLOW_PLAINTEXT + " must be true or false, got '" + allowPlaintext + "'");
+    }
+    settings.address().filter(a -> a.contains(":") && !settings.tls() && !loopback(a) && !allowPlaintext.equals("true"))
+        .ifPresent(a ->
+        problems.add("a plaintext connection to " + a + " is refused: whoever reaches an unauthenticated frontend can"
+            + " start runs that act as root on nodes. Use TLS (" + TLS + "=true, with " + TLS_SERVER_CA_CERT_PATH
+            + " for a private CA, and mTLS client certificates or " + API_KEY + "), or set " + ALLOW_PLAINTEXT
+            + "=true if the network alone protects this frontend"));
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException(String.join("; ", problems));
     }
     return settings;
+  }
+
+  /** {@code localhost}, {@code 127.x.x.x} or {@code [::1]}, with a port. */
+  static boolean loopback(String address) {
+    String host = address.substring(0, address.lastIndexOf(':'));
+    return host.equals("localhost") || host.matches("127\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}")
+        || host.equals("[::1]");
   }
 
   private static void legacy(Map<String, String> env, String old, String current, Consumer<String> warnings) {

@@ -49,6 +49,7 @@ class TemporalSettingsTest {
     Path file = Files.writeString(dir.resolve("temporal.toml"), """
         [profile.default]
         address = "default.example:7233"
+        [profile.default.tls]
 
         [profile.prod]
         address = "prod.example:7233"
@@ -70,6 +71,23 @@ class TemporalSettingsTest {
     assertEquals("other", overridden.namespace());
     assertEquals(Optional.of("default.example:7233"), byDefault.address());
     assertEquals("default", byDefault.namespace());
+  }
+
+  @Test
+  void aPlaintextConnectionBeyondLoopbackIsRefusedUnlessAllowed() {
+    IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+        () -> TemporalSettings.fromEnvironment(Map.of("TEMPORAL_ADDRESS", "temporal.corp:7233"), warnings::add));
+    assertTrue(refused.getMessage().contains("a plaintext connection to temporal.corp:7233 is refused")
+        && refused.getMessage().contains(TemporalSettings.ALLOW_PLAINTEXT), refused.getMessage());
+    for (String loopback : List.of("127.0.0.1:7233", "localhost:7233", "[::1]:7233", "127.0.0.2:7233")) {
+      assertFalse(TemporalSettings.fromEnvironment(Map.of("TEMPORAL_ADDRESS", loopback), warnings::add).tls(), loopback);
+    }
+    assertFalse(TemporalSettings.fromEnvironment(Map.of("TEMPORAL_ADDRESS", "temporal.corp:7233",
+        TemporalSettings.ALLOW_PLAINTEXT, "true"), warnings::add).tls());
+    assertTrue(TemporalSettings.fromEnvironment(Map.of("TEMPORAL_ADDRESS", "temporal.corp:7233", "TEMPORAL_TLS", "true"),
+        warnings::add).tls());
+    assertThrows(IllegalArgumentException.class, () -> TemporalSettings.fromEnvironment(Map.of(
+        "TEMPORAL_ADDRESS", "127.0.0.1:7233", TemporalSettings.ALLOW_PLAINTEXT, "yes"), warnings::add));
   }
 
   @Test

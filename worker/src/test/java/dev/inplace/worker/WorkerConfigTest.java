@@ -15,7 +15,7 @@ class WorkerConfigTest {
 
   @Test
   void anAddressAloneGivesTheDefaultNamespaceAndTaskQueue() {
-    WorkerConfig config = WorkerConfig.fromEnvironment(Map.of("TEMPORAL_ADDRESS", "temporal.example:7233", "TEMPORAL_CONFIG_FILE", "/nonexistent/temporal.toml"), w -> {});
+    WorkerConfig config = WorkerConfig.fromEnvironment(Map.of("TEMPORAL_ADDRESS", "temporal.example:7233", "TEMPORAL_TLS", "true", "TEMPORAL_CONFIG_FILE", "/nonexistent/temporal.toml"), w -> {});
 
     assertEquals(java.util.Optional.of("temporal.example:7233"), config.temporal().address());
     assertEquals("default", config.temporal().namespace());
@@ -58,13 +58,13 @@ class WorkerConfigTest {
 
   @Test
   void onATemporalCloudAddressTheWorkerOnlyChecksSearchAttributesUnlessToldToRegister() {
-    Map<String, String> cloud = Map.of("TEMPORAL_ADDRESS", "fleet.a1b2c.tmprl.cloud:7233",
+    Map<String, String> cloud = Map.of("TEMPORAL_ADDRESS", "fleet.a1b2c.tmprl.cloud:7233", "TEMPORAL_API_KEY", "key",
         "TEMPORAL_CONFIG_FILE", "/nonexistent/temporal.toml");
     assertEquals(SearchAttributeRegistration.Mode.CHECK, WorkerConfig.fromEnvironment(cloud, w -> {}).searchAttributes());
     Map<String, String> forced = new java.util.HashMap<>(cloud);
     forced.put("INPLACE_TEMPORAL_REGISTER_SEARCH_ATTRIBUTES", "true");
     assertEquals(SearchAttributeRegistration.Mode.REGISTER, WorkerConfig.fromEnvironment(forced, w -> {}).searchAttributes());
-    Map<String, String> selfHosted = Map.of("TEMPORAL_ADDRESS", "temporal-frontend.temporal:7233",
+    Map<String, String> selfHosted = Map.of("TEMPORAL_ADDRESS", "temporal-frontend.temporal:7233", "TEMPORAL_TLS", "true",
         "TEMPORAL_CONFIG_FILE", "/nonexistent/temporal.toml");
     assertEquals(SearchAttributeRegistration.Mode.REGISTER, WorkerConfig.fromEnvironment(selfHosted, w -> {}).searchAttributes());
   }
