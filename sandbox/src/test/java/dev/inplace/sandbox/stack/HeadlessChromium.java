@@ -145,6 +145,28 @@ final class HeadlessChromium implements AutoCloseable {
         + (text.length() > 6000 ? text.substring(0, 6000) + "\n[...]" : text));
   }
 
+  /**
+   * Opens {@code url} and waits until its displayed text satisfies {@code shown}, opening it again
+   * every {@code reloadEvery} that it does not (as a reader presses reload: the Temporal UI shows
+   * "500 Internal Error" for good when its server's first call to a just-started Temporal fails);
+   * fails after {@code timeout} with what the page displayed last.
+   */
+  String open(String url, Predicate<String> shown, Duration reloadEvery, Duration timeout, String what)
+      throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      navigate(url);
+      Duration left = Duration.ofNanos(deadline - System.nanoTime());
+      try {
+        return awaitText(shown, left.compareTo(reloadEvery) < 0 ? left : reloadEvery, what);
+      } catch (AssertionError notYet) {
+        if (System.nanoTime() + reloadEvery.toNanos() / 4 >= deadline) {
+          throw new AssertionError(url + ": " + notYet.getMessage());
+        }
+      }
+    }
+  }
+
   /** Clicks the first displayed element whose own text is exactly {@code label}; false when there is none. */
   boolean clickText(String label) throws Exception {
     String script = "(() => { const label = " + json.writeValueAsString(label) + ";"

@@ -68,7 +68,10 @@ class TemporalUiIT {
   private static final String VERSION = "v1.31.2+k3s1";
   private static final String CLUSTER = Estate.NAMESPACE + "/" + Estate.CLUSTER;
   private static final Pattern IN_FLIGHT = Pattern.compile("UPGRADING: \\d/3 upgraded, 0 failed, 0 skipped; in flight: (cp-\\d)");
-  private static final Duration PAGE = Duration.ofSeconds(30);
+  private static final Duration PAGE = Duration.ofSeconds(60);
+  /** How long the parent may take to have a node in flight: the stack's start-up on two busy cores included. */
+  private static final long LOOK_SECONDS = 420;
+  private static final Duration RELOAD = Duration.ofSeconds(15);
 
   @TempDir Path dir;
 
@@ -135,7 +138,8 @@ class TemporalUiIT {
           + RunSearchAttributes.KIND.getName() + " = '" + RunSearchAttributes.KIND_CONTROL_PLANE + "'"
           + " AND ExecutionStatus = 'Running'";
       String lastText = "";
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(240);
+      RuntimeException lastListFailure = null;
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LOOK_SECONDS);
       while (System.nanoTime() < deadline) {
         assertTrue(output.summaryLine == null, "the demo ended before a control-plane node was seen in flight:\n"
             + output.text + "\nlast page:\n" + lastText);
@@ -144,6 +148,7 @@ class TemporalUiIT {
           parent = client.listExecutions(running).findFirst().orElse(null);
         } catch (RuntimeException notYet) {
           // The UI answers before the workers have registered inplace's search attributes.
+          lastListFailure = notYet;
           Thread.sleep(500);
           continue;
         }
@@ -169,7 +174,8 @@ class TemporalUiIT {
         assertTrue(node.find());
         return node.group(1);
       }
-      throw new AssertionError("no control-plane node was seen in flight in the UI in 240 s; last page:\n" + lastText);
+      throw new AssertionError("no control-plane node was seen in flight in the UI in " + LOOK_SECONDS
+          + " s; last List failure: " + lastListFailure + "\nlast page:\n" + lastText + "\nthe demo's output:\n" + output.text);
     } finally {
       service.shutdownNow();
     }
@@ -197,9 +203,9 @@ class TemporalUiIT {
 
       // View 1: the workflows list, filtered by the cluster's search attribute in the URL.
       Set<String> ids = runs.stream().map(r -> r.getExecution().getWorkflowId()).collect(Collectors.toCollection(TreeSet::new));
-      browser.navigate(ui + "/namespaces/default/workflows?query="
-          + URLEncoder.encode(RunSearchAttributes.CLUSTER.getName() + "=\"" + CLUSTER + "\"", StandardCharsets.UTF_8));
-      String list = flat(browser.awaitText(text -> ids.stream().allMatch(text::contains), PAGE, "every run of " + CLUSTER));
+      String list = flat(browser.open(ui + "/namespaces/default/workflows?query="
+          + URLEncoder.encode(RunSearchAttributes.CLUSTER.getName() + "=\"" + CLUSTER + "\"", StandardCharsets.UTF_8),
+          text -> ids.stream().allMatch(text::contains), RELOAD, PAGE, "every run of " + CLUSTER));
       assertTrue(list.contains("12 Workflows"), list);
       assertTrue(list.contains("12 Completed"), list);
       assertTrue(list.contains("InplaceCluster = \"" + CLUSTER + "\""), "the filter the list applies: " + list);
@@ -208,9 +214,9 @@ class TemporalUiIT {
       }
       browser.screenshot(screenshots.resolve("runs-of-cluster.png"));
 
-      browser.navigate(ui + "/namespaces/default/workflows?query="
-          + URLEncoder.encode(RunSearchAttributes.CLUSTER.getName() + "=\"fleet/no-such-cluster\"", StandardCharsets.UTF_8));
-      String none = flat(browser.awaitText(text -> text.contains("No Results"), PAGE, "the list for another cluster"));
+      String none = flat(browser.open(ui + "/namespaces/default/workflows?query="
+          + URLEncoder.encode(RunSearchAttributes.CLUSTER.getName() + "=\"fleet/no-such-cluster\"", StandardCharsets.UTF_8),
+          text -> text.contains("No Results"), RELOAD, PAGE, "the list for another cluster"));
       assertTrue(none.contains("0 Workflows"), none);
       assertTrue(ids.stream().noneMatch(none::contains), "another cluster's list shows none of edge-1's runs: " + none);
 
@@ -225,9 +231,8 @@ class TemporalUiIT {
           "DrainNode • drain " + node + " (up to 20 s)",
           "RestartService • restart k3s-agent on " + node,
           "AwaitNodeVersion • wait for " + node + " Ready at " + VERSION);
-      browser.navigate(runUrl(ui, nodeRun.getExecution(), "history"));
-      String history = browser.awaitText(text -> summaries.stream().allMatch(text::contains), PAGE,
-          "the activities' summaries " + summaries);
+      String history = browser.open(runUrl(ui, nodeRun.getExecution(), "history"),
+          text -> summaries.stream().allMatch(text::contains), RELOAD, PAGE, "the activities' summaries " + summaries);
       assertTrue(history.contains("Completed"), history);
       assertTrue(flat(history).contains("Activity Type RecordMachineUpgrade Summary record " + VERSION
           + " on Machine " + Estate.CLUSTER + "-" + node), "the event list's Summary of the last activity: " + history);
