@@ -186,7 +186,7 @@ class KubeadmClusterOnRealCapiIT {
 
   @SuppressWarnings("unchecked")
   static Map<String, Object> status(GenericKubernetesResource r) {
-    Object s = r.getAdditionalProperties().get("status");
+    Object s = r == null ? null : r.getAdditionalProperties().get("status");
     return s instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
   }
 

@@ -341,21 +341,16 @@ class KubeadmHookDoorOnRealCapiIT {
     return out.toString();
   }
 
-  @SuppressWarnings("unchecked")
   static Map<String, Object> status(GenericKubernetesResource r) {
-    Object s = r == null ? null : r.getAdditionalProperties().get("status");
-    return s instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+    return KubeadmClusterOnRealCapiIT.status(r);
   }
 
-  @SuppressWarnings("unchecked")
   static Map<String, Object> spec(GenericKubernetesResource r) {
-    Object s = r.getAdditionalProperties().get("spec");
-    return s instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+    return KubeadmClusterOnRealCapiIT.spec(r);
   }
 
   static ResourceDefinitionContext core(String kind, String plural) {
-    return new ResourceDefinitionContext.Builder().withGroup("cluster.x-k8s.io").withVersion("v1beta2").withKind(kind)
-        .withPlural(plural).withNamespaced(true).build();
+    return KubeadmClusterOnRealCapiIT.core(kind, plural);
   }
 
   static WorkflowExecutionStatus runStatus(String workflowId) {
