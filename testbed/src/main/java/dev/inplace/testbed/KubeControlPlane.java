@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -223,10 +222,5 @@ public final class KubeControlPlane implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-  }
-
-  /** The context of {@code ca}'s trust, for callers that probe servers the test CA signed. */
-  public SSLContext trustingContext() {
-    return PemTls.context(ca.certificate(), null, null);
   }
 }
