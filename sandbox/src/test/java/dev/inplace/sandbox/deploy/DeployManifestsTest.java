@@ -280,21 +280,22 @@ class DeployManifestsTest {
     Deployment d = deployment(objects);
     Container c = worker(d);
     PodSpec pod = d.getSpec().getTemplate().getSpec();
-    GenericKubernetesResource serving = generic(objects, "Certificate", "inplace-extension");
-    // Mutual TLS: the client CA is the ca.crt of the serving Certificate's Secret, whose issuer also
-    // signs the managers' client certificates.
+    // Mutual TLS: the client CAs come from the ConfigMap of the CAPI namespaces' CA certificates,
+    // not from the serving Certificate's Secret (whose CA signs in inplace-system).
     Path ca = Path.of(env(c, ExtensionOptions.CLIENT_CA).getValue());
     assertEquals("ca.crt", ca.getFileName().toString());
-    assertEquals(spec(serving).get("secretName"), volumeAt(pod, c, ca.getParent().toString()).getSecret().getSecretName());
+    Volume clientCa = volumeAt(pod, c, ca.getParent().toString());
+    assertNotNull(clientCa.getConfigMap(), "the client CAs are certificates only, in a ConfigMap");
+    assertEquals("inplace-extension-client-ca", clientCa.getConfigMap().getName());
     assertTrue(c.getEnv().stream().noneMatch(e -> e.getName().equals(ExtensionOptions.ALLOW_UNAUTHENTICATED)));
-    Object issuer = spec(serving).get("issuerRef");
     List<String> clientNamespaces = Kustomize.all(objects, GenericKubernetesResource.class).stream()
         .filter(r -> "Certificate".equals(r.getKind()) && "inplace-extension-client".equals(r.getMetadata().getName()))
-        .peek(r -> assertEquals(issuer, spec(r).get("issuerRef"), "client certificates come from the serving CA"))
         .peek(r -> assertTrue(((List<String>) spec(r).get("usages")).contains("client auth")))
+        .peek(r -> assertFalse(r.getMetadata().getNamespace().equals(NAMESPACE), "not signed where the serving CA signs"))
+        .peek(r -> assertEquals("inplace-extension-client-ca", issuerRef(r).get("name"),
+            "a client certificate comes from its own namespace's client CA"))
         .map(r -> r.getMetadata().getNamespace()).sorted().toList();
     assertEquals(List.of("capi-kubeadm-control-plane-system", "capi-system"), clientNamespaces);
-
     io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy policy = Kustomize.one(objects,
         io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy.class, "inplace-extension");
     assertEquals(d.getSpec().getSelector().getMatchLabels(), policy.getSpec().getPodSelector().getMatchLabels());
@@ -306,6 +307,34 @@ class DeployManifestsTest {
     assertTrue(policy.getSpec().getIngress().stream().filter(r -> r.getFrom() == null || r.getFrom().isEmpty())
         .allMatch(r -> r.getPorts().stream().noneMatch(p -> "https".equals(p.getPort().getStrVal()))),
         "the hook port is never open to everyone");
+  }
+
+  /**
+   * Issue 34, H5: no ClusterIssuer (it would sign a client certificate for whoever may create a
+   * Certificate anywhere); every Certificate names a namespaced Issuer that exists in its own
+   * namespace, and every CA Issuer's key Secret is a CA Certificate of that namespace.
+   */
+  @org.junit.jupiter.api.Test
+  void theExtensionsCertificatesComeFromIssuersOfTheirOwnNamespace() {
+    List<GenericKubernetesResource> certManager = Kustomize.all(Kustomize.render("extension"), GenericKubernetesResource.class)
+        .stream().filter(r -> r.getApiVersion().startsWith("cert-manager.io/")).toList();
+    assertTrue(certManager.stream().noneMatch(r -> r.getKind().equals("ClusterIssuer")), "no ClusterIssuer");
+    List<GenericKubernetesResource> certificates = certManager.stream().filter(r -> r.getKind().equals("Certificate")).toList();
+    assertEquals(6, certificates.size(), "a serving certificate, two client certificates and their three CAs: "
+        + certificates.stream().map(r -> r.getMetadata().getNamespace() + "/" + r.getMetadata().getName()).toList());
+    for (GenericKubernetesResource certificate : certificates) {
+      String ns = certificate.getMetadata().getNamespace();
+      Map<String, Object> ref = issuerRef(certificate);
+      assertEquals("Issuer", ref.get("kind"), ns + "/" + certificate.getMetadata().getName());
+      GenericKubernetesResource issuer = certManager.stream().filter(r -> r.getKind().equals("Issuer")
+              && ns.equals(r.getMetadata().getNamespace()) && ref.get("name").equals(r.getMetadata().getName()))
+          .findFirst().orElseThrow(() -> new AssertionError("no Issuer " + ns + "/" + ref.get("name")));
+      if (spec(issuer).get("ca") instanceof Map<?, ?> caIssuer) {
+        assertTrue(certificates.stream().anyMatch(r -> ns.equals(r.getMetadata().getNamespace())
+                && Boolean.TRUE.equals(spec(r).get("isCA")) && caIssuer.get("secretName").equals(spec(r).get("secretName"))),
+            "Issuer " + ns + "/" + issuer.getMetadata().getName() + " signs with a CA Certificate of its namespace");
+      }
+    }
   }
 
   @org.junit.jupiter.api.Test
@@ -346,6 +375,11 @@ class DeployManifestsTest {
     return Kustomize.all(objects, GenericKubernetesResource.class).stream()
         .filter(r -> kind.equals(r.getKind()) && name.equals(r.getMetadata().getName())).findFirst()
         .orElseThrow(() -> new AssertionError("no " + kind + " " + name));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> issuerRef(GenericKubernetesResource certificate) {
+    return (Map<String, Object>) spec(certificate).get("issuerRef");
   }
 
   @SuppressWarnings("unchecked")
