@@ -32,6 +32,7 @@ import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.Subject;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -208,8 +209,10 @@ class DeployManifestsTest {
       assertWorkerSubject(b.getSubjects());
     }
     for (RoleBinding b : Kustomize.all(objects, RoleBinding.class)) {
-      Role role = Kustomize.one(objects, Role.class, b.getRoleRef().getName());
-      assertEquals(b.getMetadata().getNamespace(), role.getMetadata().getNamespace());
+      assertEquals("Role", b.getRoleRef().getKind(), "a RoleBinding binds a Role of its own namespace");
+      assertTrue(Kustomize.all(objects, Role.class).stream().anyMatch(r -> r.getMetadata().getName().equals(
+              b.getRoleRef().getName()) && r.getMetadata().getNamespace().equals(b.getMetadata().getNamespace())),
+          overlay + ": RoleBinding " + b.getMetadata().getNamespace() + "/" + b.getMetadata().getName() + " binds a missing Role");
       assertWorkerSubject(b.getSubjects());
     }
     Stream<PolicyRule> rules = Stream.concat(
@@ -280,21 +283,22 @@ class DeployManifestsTest {
     Deployment d = deployment(objects);
     Container c = worker(d);
     PodSpec pod = d.getSpec().getTemplate().getSpec();
-    GenericKubernetesResource serving = generic(objects, "Certificate", "inplace-extension");
-    // Mutual TLS: the client CA is the ca.crt of the serving Certificate's Secret, whose issuer also
-    // signs the managers' client certificates.
+    // Mutual TLS: the client CAs come from the ConfigMap of the CAPI namespaces' CA certificates,
+    // not from the serving Certificate's Secret (whose CA signs in inplace-system).
     Path ca = Path.of(env(c, ExtensionOptions.CLIENT_CA).getValue());
     assertEquals("ca.crt", ca.getFileName().toString());
-    assertEquals(spec(serving).get("secretName"), volumeAt(pod, c, ca.getParent().toString()).getSecret().getSecretName());
+    Volume clientCa = volumeAt(pod, c, ca.getParent().toString());
+    assertNotNull(clientCa.getConfigMap(), "the client CAs are certificates only, in a ConfigMap");
+    assertEquals("inplace-extension-client-ca", clientCa.getConfigMap().getName());
     assertTrue(c.getEnv().stream().noneMatch(e -> e.getName().equals(ExtensionOptions.ALLOW_UNAUTHENTICATED)));
-    Object issuer = spec(serving).get("issuerRef");
     List<String> clientNamespaces = Kustomize.all(objects, GenericKubernetesResource.class).stream()
         .filter(r -> "Certificate".equals(r.getKind()) && "inplace-extension-client".equals(r.getMetadata().getName()))
-        .peek(r -> assertEquals(issuer, spec(r).get("issuerRef"), "client certificates come from the serving CA"))
         .peek(r -> assertTrue(((List<String>) spec(r).get("usages")).contains("client auth")))
+        .peek(r -> assertFalse(r.getMetadata().getNamespace().equals(NAMESPACE), "not signed where the serving CA signs"))
+        .peek(r -> assertEquals("inplace-extension-client-ca", issuerRef(r).get("name"),
+            "a client certificate comes from its own namespace's client CA"))
         .map(r -> r.getMetadata().getNamespace()).sorted().toList();
     assertEquals(List.of("capi-kubeadm-control-plane-system", "capi-system"), clientNamespaces);
-
     io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy policy = Kustomize.one(objects,
         io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy.class, "inplace-extension");
     assertEquals(d.getSpec().getSelector().getMatchLabels(), policy.getSpec().getPodSelector().getMatchLabels());
@@ -308,21 +312,161 @@ class DeployManifestsTest {
         "the hook port is never open to everyone");
   }
 
+  /**
+   * Issue 34, H5: no ClusterIssuer (it would sign a client certificate for whoever may create a
+   * Certificate anywhere); every Certificate names a namespaced Issuer that exists in its own
+   * namespace, and every CA Issuer's key Secret is a CA Certificate of that namespace.
+   */
   @org.junit.jupiter.api.Test
-  void theNamespacedOverlayReadsSecretsAndConfigMapsOnlyInTheWatchedNamespace() {
-    List<HasMetadata> objects = Kustomize.render("namespaced");
-    String watched = env(worker(deployment(objects)), WatcherOptions.WATCH_NAMESPACE).getValue();
-    assertNotNull(watched);
-    for (ClusterRole role : Kustomize.all(objects, ClusterRole.class)) {
-      for (PolicyRule rule : role.getRules()) {
-        assertFalse(rule.getApiGroups().contains("") && (rule.getResources().contains("secrets") || rule.getResources().contains("configmaps")),
-            "ClusterRole " + role.getMetadata().getName() + " still reads Secrets or ConfigMaps cluster-wide: " + rule);
+  void theExtensionsCertificatesComeFromIssuersOfTheirOwnNamespace() {
+    List<GenericKubernetesResource> certManager = Kustomize.all(Kustomize.render("extension"), GenericKubernetesResource.class)
+        .stream().filter(r -> r.getApiVersion().startsWith("cert-manager.io/")).toList();
+    assertTrue(certManager.stream().noneMatch(r -> r.getKind().equals("ClusterIssuer")), "no ClusterIssuer");
+    List<GenericKubernetesResource> certificates = certManager.stream().filter(r -> r.getKind().equals("Certificate")).toList();
+    assertEquals(6, certificates.size(), "a serving certificate, two client certificates and their three CAs: "
+        + certificates.stream().map(r -> r.getMetadata().getNamespace() + "/" + r.getMetadata().getName()).toList());
+    for (GenericKubernetesResource certificate : certificates) {
+      String ns = certificate.getMetadata().getNamespace();
+      Map<String, Object> ref = issuerRef(certificate);
+      assertEquals("Issuer", ref.get("kind"), ns + "/" + certificate.getMetadata().getName());
+      GenericKubernetesResource issuer = certManager.stream().filter(r -> r.getKind().equals("Issuer")
+              && ns.equals(r.getMetadata().getNamespace()) && ref.get("name").equals(r.getMetadata().getName()))
+          .findFirst().orElseThrow(() -> new AssertionError("no Issuer " + ns + "/" + ref.get("name")));
+      if (spec(issuer).get("ca") instanceof Map<?, ?> caIssuer) {
+        assertTrue(certificates.stream().anyMatch(r -> ns.equals(r.getMetadata().getNamespace())
+                && Boolean.TRUE.equals(spec(r).get("isCA")) && caIssuer.get("secretName").equals(spec(r).get("secretName"))),
+            "Issuer " + ns + "/" + issuer.getMetadata().getName() + " signs with a CA Certificate of its namespace");
       }
     }
-    Role config = Kustomize.one(objects, Role.class, "inplace-worker-config");
-    assertEquals(watched, config.getMetadata().getNamespace());
-    RoleBinding binding = Kustomize.one(objects, RoleBinding.class, "inplace-worker-config");
-    assertEquals(watched, binding.getMetadata().getNamespace());
+  }
+
+  /**
+   * Issue 34's done-means: no overlay renders a ClusterRole whose rules name Secrets, or every
+   * resource ({@code *}), whatever the group; and no ClusterRoleBinding or RoleBinding hands the
+   * worker a ClusterRole that does.
+   */
+  @ParameterizedTest
+  @FieldSource("OVERLAYS")
+  void noClusterRoleNamesSecretsOrEveryResource(String overlay) {
+    List<HasMetadata> objects = Kustomize.render(overlay);
+    List<ClusterRole> roles = Kustomize.all(objects, ClusterRole.class);
+    assertFalse(roles.isEmpty(), overlay + " renders ClusterRoles");
+    for (ClusterRole role : roles) {
+      for (PolicyRule rule : role.getRules()) {
+        List<String> resources = rule.getResources() == null ? List.of() : rule.getResources();
+        assertFalse(resources.contains("secrets") || resources.contains("*"),
+            overlay + ": ClusterRole " + role.getMetadata().getName() + " names secrets or *: " + rule);
+      }
+    }
+  }
+
+  /** The one list's Roles, as deploy/default and deploy/extension render them: namespace -> Role. */
+  private static Map<String, Role> configReaders(List<HasMetadata> objects) {
+    Map<String, Role> byNamespace = new HashMap<>();
+    for (Role role : Kustomize.all(objects, Role.class)) {
+      if (role.getMetadata().getName().equals(CONFIG_READER)) {
+        byNamespace.put(role.getMetadata().getNamespace(), role);
+      }
+    }
+    return byNamespace;
+  }
+
+  static final String CONFIG_READER = "inplace-worker-config";
+  /** The rules of a namespace's Secret and ConfigMap reads: get by name, nothing else. */
+  static final List<PolicyRule> CONFIG_READS = List.of(
+      new io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder().withApiGroups("").withResources("configmaps")
+          .withVerbs("get").build(),
+      new io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder().withApiGroups("").withResources("secrets")
+          .withVerbs("get").build());
+
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"default", "extension"})
+  void secretsAreReadOnlyThroughOneRoleAndRoleBindingPerListedNamespace(String overlay) {
+    List<HasMetadata> objects = Kustomize.render(overlay);
+    Map<String, Role> roles = configReaders(objects);
+    assertFalse(roles.isEmpty(), overlay + ": the list of cluster namespaces renders Roles");
+    assertFalse(roles.containsKey(NAMESPACE), "the worker's own namespace is not a cluster namespace");
+    Set<String> bound = Set.copyOf(Kustomize.all(objects, RoleBinding.class).stream()
+        .filter(b -> b.getMetadata().getName().equals(CONFIG_READER))
+        .peek(b -> assertEquals("Role", b.getRoleRef().getKind()))
+        .peek(b -> assertEquals(CONFIG_READER, b.getRoleRef().getName()))
+        .peek(b -> assertWorkerSubject(b.getSubjects()))
+        .map(b -> b.getMetadata().getNamespace()).toList());
+    assertEquals(roles.keySet(), bound, overlay + ": every listed namespace's Role is bound, and nothing else");
+    roles.forEach((ns, role) -> assertEquals(CONFIG_READS, role.getRules(), overlay + ": Role in " + ns));
+  }
+
+  @org.junit.jupiter.api.Test
+  void theListOfClusterNamespacesMakesARoleAndARoleBindingForEachEntry() throws Exception {
+    // A copy of deploy/ whose list names two namespaces: both get the Role and the binding.
+    Path copy = Files.createTempDirectory("inplace-deploy-");
+    try (Stream<Path> files = Files.walk(Kustomize.DEPLOY)) {
+      for (Path from : files.toList()) {
+        Path to = copy.resolve(Kustomize.DEPLOY.relativize(from).toString());
+        if (Files.isDirectory(from)) {
+          Files.createDirectories(to);
+        } else {
+          Files.copy(from, to);
+        }
+      }
+    }
+    Path list = copy.resolve("cluster-namespaces/list/namespaces.yaml");
+    Files.writeString(list, Files.readString(list) + """
+        ---
+        apiVersion: rbac.authorization.k8s.io/v1
+        kind: Role
+        metadata:
+          name: inplace-worker-config
+          namespace: team-a
+        """);
+    List<HasMetadata> objects;
+    try {
+      objects = Kustomize.render(copy.resolve("default"));
+    } finally {
+      try (Stream<Path> files = Files.walk(copy)) {
+        for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      }
+    }
+    Map<String, Role> roles = configReaders(objects);
+    assertTrue(roles.containsKey("team-a"), roles.keySet().toString());
+    assertEquals(2, roles.size(), roles.keySet().toString());
+    RbacGrants grants = RbacGrants.of(objects, NAMESPACE, WORKER);
+    for (String ns : roles.keySet()) {
+      assertTrue(grants.allows(dev.inplace.sandbox.kube.ApiRequest.of("GET", "/api/v1/namespaces/" + ns + "/secrets/s")), ns);
+    }
+    assertFalse(grants.allows(dev.inplace.sandbox.kube.ApiRequest.of("GET", "/api/v1/namespaces/team-b/secrets/s")));
+  }
+
+  @org.junit.jupiter.api.Test
+  void theNamespacedOverlayGrantsEveryNamespacedKindOnlyInTheWatchedNamespace() {
+    List<HasMetadata> objects = Kustomize.render("namespaced");
+    String watched = env(worker(deployment(objects)), WatcherOptions.WATCH_NAMESPACE).getValue();
+    assertEquals("capi-clusters", watched, "the env follows watched/kustomization.yaml's namespace");
+    // Cluster-wide: only cluster-scoped kinds (and the /metrics reviews), nothing the worker writes in a namespace.
+    Set<String> clusterScoped = Set.of("inplacehostprofiles", "customresourcedefinitions", "tokenreviews",
+        "subjectaccessreviews");
+    for (ClusterRoleBinding b : Kustomize.all(objects, ClusterRoleBinding.class)) {
+      for (PolicyRule rule : Kustomize.one(objects, ClusterRole.class, b.getRoleRef().getName()).getRules()) {
+        assertTrue(clusterScoped.containsAll(rule.getResources()),
+            "ClusterRole " + b.getRoleRef().getName() + " grants namespaced kinds cluster-wide: " + rule);
+      }
+    }
+    // Every Role of the worker outside its own namespace is in the watched one.
+    for (Role role : Kustomize.all(objects, Role.class)) {
+      String ns = role.getMetadata().getNamespace();
+      assertTrue(ns.equals(NAMESPACE) || ns.equals(watched), "Role " + role.getMetadata().getName() + " in " + ns);
+    }
+    assertEquals(CONFIG_READS, Kustomize.all(objects, Role.class).stream()
+        .filter(r -> r.getMetadata().getName().equals(CONFIG_READER)).findFirst().orElseThrow().getRules(),
+        "the same Secret and ConfigMap reads as deploy/cluster-namespaces");
+    Role clusters = Kustomize.one(objects, Role.class, "inplace-worker-clusters");
+    assertEquals(watched, clusters.getMetadata().getNamespace());
+    assertEquals(Kustomize.one(Kustomize.render("default"), ClusterRole.class, "inplace-worker-clusters").getRules(),
+        clusters.getRules(), "the same rules deploy/default grants cluster-wide");
+    assertTrue(clusters.getRules().stream().anyMatch(r -> r.getResources().contains("machines")
+        && r.getVerbs().contains("patch")), "Machines are patched through the Role");
   }
 
   private static EnvVar env(Container c, String name) {
@@ -346,6 +490,11 @@ class DeployManifestsTest {
     return Kustomize.all(objects, GenericKubernetesResource.class).stream()
         .filter(r -> kind.equals(r.getKind()) && name.equals(r.getMetadata().getName())).findFirst()
         .orElseThrow(() -> new AssertionError("no " + kind + " " + name));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> issuerRef(GenericKubernetesResource certificate) {
+    return (Map<String, Object>) spec(certificate).get("issuerRef");
   }
 
   @SuppressWarnings("unchecked")

@@ -21,7 +21,11 @@ final class Kustomize {
 
   /** The objects of {@code deploy/<overlay>}; fails clearly when kubectl is missing. */
   static List<HasMetadata> render(String overlay) {
-    Path dir = DEPLOY.resolve(overlay);
+    return render(DEPLOY.resolve(overlay));
+  }
+
+  /** The objects of the kustomization in {@code dir}. */
+  static List<HasMetadata> render(Path dir) {
     Path out;
     Path err;
     try {

@@ -3,6 +3,7 @@ package dev.inplace.sandbox.deploy;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.inplace.sandbox.SandboxMain;
@@ -10,7 +11,12 @@ import dev.inplace.sandbox.demo.DemoOptions;
 import dev.inplace.sandbox.estate.Estate;
 import dev.inplace.sandbox.kube.ApiRequest;
 import dev.inplace.sandbox.kube.SandboxApiServer;
+import dev.inplace.activities.artifacts.ArtifactSourcePolicy;
+import dev.inplace.workflows.api.Distribution;
 import dev.inplace.worker.crd.InplaceCrds;
+import dev.inplace.worker.intake.IntakeRefusal;
+import dev.inplace.worker.intake.IntakeUnavailable;
+import dev.inplace.worker.intake.RunIntake;
 import dev.inplace.worker.observe.KubernetesMetricsAccess;
 import dev.inplace.worker.observe.ObservabilityServer;
 import dev.inplace.worker.observe.Readiness;
@@ -20,12 +26,14 @@ import dev.inplace.worker.watch.WatcherOptions.LeaderElection;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.temporal.testing.TestWorkflowEnvironment;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -73,7 +81,40 @@ class RbacCoverageIT {
     // Reads the administrator's InplaceHostProfile the resources name (and refuses its binDir: issue 34).
     scenario("k3s, the resources name a host profile whose binDir is refused", "--bin-dir", "/run/evil");
     twoReplicasCompeteForTheWatcherLease();
+    aWatcherOfOneNamespace();
     prometheusScrapesTheMetrics();
+  }
+
+  private static final String ONE_NAMESPACE = "a watcher of one namespace (INPLACE_WATCH_NAMESPACE)";
+
+  /**
+   * deploy/namespaced's watcher: with a watched namespace its informers list and watch the upgrade
+   * resources there, never across namespaces (the namespaced overlay grants them only there).
+   */
+  private void aWatcherOfOneNamespace() throws Exception {
+    TestWorkflowEnvironment temporal = TestWorkflowEnvironment.newInstance();
+    try (SandboxApiServer api = SandboxApiServer.start();
+        KubernetesClient worker = api.newClient(Estate.WORKER_TOKEN)) {
+      InplaceCrds.install(api.client());
+      UpgradeWatcher watcher = UpgradeWatcher.start(worker, temporal.getWorkflowClient(), "rbac",
+          WatcherOptions.defaults().inNamespace(Estate.NAMESPACE));
+      try {
+        await().atMost(Duration.ofSeconds(30)).until(() -> List.of("controlplaneupgrades", "workersupgrades").stream()
+            .allMatch(resource -> api.requestsBy(Estate.WORKER_TOKEN).stream()
+                .anyMatch(r -> r.resource().equals(resource) && r.verb().equals("watch"))));
+      } finally {
+        watcher.close();
+        temporal.close();
+      }
+      Set<ApiRequest> requests = new HashSet<>(api.requestsBy(Estate.WORKER_TOKEN));
+      assertTrue(requests.stream().filter(r -> isUpgradeResource(r)).allMatch(r -> r.namespace().equals(Estate.NAMESPACE)),
+          "a watcher of one namespace reads the upgrade resources only there: " + requests);
+      record(ONE_NAMESPACE, requests);
+    }
+  }
+
+  private static boolean isUpgradeResource(ApiRequest r) {
+    return r.resource().equals("controlplaneupgrades") || r.resource().equals("workersupgrades");
   }
 
   /** /metrics as deployed: the worker asks the API server who the scraper is and whether it may read them. */
@@ -186,28 +227,61 @@ class RbacCoverageIT {
         + String.join("\n  ", unused));
   }
 
+  /**
+   * The estate's clusters live in {@link Estate#NAMESPACE}; under an overlay they live in the
+   * namespaces it grants: deploy/cluster-namespaces' list (default, extension) or the watched
+   * namespace (namespaced). Each request made in the estate's namespace is made in each of those.
+   */
+  private static Set<ApiRequest> movedTo(Set<ApiRequest> requests, Collection<String> namespaces) {
+    return requests.stream()
+        .flatMap(r -> r.namespace().equals(Estate.NAMESPACE)
+            ? namespaces.stream().map(ns -> new ApiRequest(r.method(), r.verb(), r.apiGroup(), r.resource(),
+                r.subresource(), ns, r.path().replace("/namespaces/" + Estate.NAMESPACE, "/namespaces/" + ns)))
+            : java.util.stream.Stream.of(r))
+        .collect(Collectors.toSet());
+  }
+
+  /** The namespaces deploy/cluster-namespaces lists (the Roles that read Secrets there). */
+  private static Set<String> listedNamespaces(List<HasMetadata> objects) {
+    Set<String> listed = Kustomize.all(objects, Role.class).stream()
+        .filter(r -> r.getMetadata().getName().equals("inplace-worker-config"))
+        .map(r -> r.getMetadata().getNamespace()).collect(Collectors.toCollection(TreeSet::new));
+    assertFalse(listed.isEmpty(), "the overlay lists namespaces that hold clusters");
+    return listed;
+  }
+
+  private static String watchedNamespace(List<HasMetadata> objects) {
+    return Kustomize.one(objects, Deployment.class, SA).getSpec().getTemplate().getSpec().getContainers().get(0)
+        .getEnv().stream().filter(e -> e.getName().equals(WatcherOptions.WATCH_NAMESPACE)).findFirst().orElseThrow()
+        .getValue();
+  }
+
+  /** What each overlay must grant, in the namespaces it grants them in. */
+  private Map<String, Set<ApiRequest>> byOverlay() {
+    Map<String, Set<ApiRequest>> byOverlay = new LinkedHashMap<>();
+    byOverlay.put("default", movedTo(withoutTheExtension(), listedNamespaces(Kustomize.render("default"))));
+    byOverlay.put("extension", movedTo(everyRequest(), listedNamespaces(Kustomize.render("extension"))));
+    // deploy/namespaced sets INPLACE_WATCH_NAMESPACE: its watcher's requests are the one-namespace
+    // watcher's, not the across-namespaces lists and watches of the other scenarios' watcher.
+    Set<ApiRequest> namespaced = withoutTheExtension().stream()
+        .filter(r -> !(isUpgradeResource(r) && r.namespace().isEmpty())).collect(Collectors.toSet());
+    byOverlay.put("namespaced", movedTo(namespaced, List.of(watchedNamespace(Kustomize.render("namespaced")))));
+    return byOverlay;
+  }
+
   @Test
   void theDefaultRbacGrantsEveryRequestTheWorkerMadeWithoutTheExtension() {
-    assertGranted("default", withoutTheExtension());
+    assertGranted("default", byOverlay().get("default"));
   }
 
   @Test
   void theExtensionOverlayGrantsEveryRequestTheWorkerMade() {
-    assertGranted("extension", everyRequest());
+    assertGranted("extension", byOverlay().get("extension"));
   }
 
   @Test
   void theNamespacedOverlayGrantsEveryRequestWhenTheClustersLiveInTheWatchedNamespace() {
-    List<HasMetadata> objects = Kustomize.render("namespaced");
-    String watched = Kustomize.one(objects, Deployment.class, SA).getSpec().getTemplate().getSpec().getContainers().get(0)
-        .getEnv().stream().filter(e -> e.getName().equals(WatcherOptions.WATCH_NAMESPACE)).findFirst().orElseThrow().getValue();
-    // The estate's clusters live in "fleet"; with this overlay they live in the watched namespace.
-    Set<ApiRequest> moved = withoutTheExtension().stream()
-        .map(r -> r.namespace().equals(Estate.NAMESPACE)
-            ? new ApiRequest(r.method(), r.verb(), r.apiGroup(), r.resource(), r.subresource(), watched, r.path())
-            : r)
-        .collect(Collectors.toSet());
-    assertGranted("namespaced", moved);
+    assertGranted("namespaced", byOverlay().get("namespaced"));
   }
 
   /**
@@ -218,36 +292,69 @@ class RbacCoverageIT {
   @Test
   void theRealAuthorizerAllowsEveryRequestTheWorkerMadeUnderEachOverlay() throws Exception {
     try (RealAuthorizer authorizer = new RealAuthorizer()) {
-      Map<String, Set<ApiRequest>> byOverlay = new LinkedHashMap<>();
-      byOverlay.put("default", withoutTheExtension());
-      byOverlay.put("extension", everyRequest());
-      List<HasMetadata> namespacedObjects = Kustomize.render("namespaced");
-      String watched = Kustomize.one(namespacedObjects, Deployment.class, SA).getSpec().getTemplate().getSpec().getContainers().get(0)
-          .getEnv().stream().filter(e -> e.getName().equals(WatcherOptions.WATCH_NAMESPACE)).findFirst().orElseThrow().getValue();
-      byOverlay.put("namespaced", withoutTheExtension().stream()
-          .map(r -> r.namespace().equals(Estate.NAMESPACE)
-              ? new ApiRequest(r.method(), r.verb(), r.apiGroup(), r.resource(), r.subresource(), watched, r.path())
-              : r)
-          .collect(Collectors.toSet()));
-      for (Map.Entry<String, Set<ApiRequest>> overlay : byOverlay.entrySet()) {
+      for (Map.Entry<String, Set<ApiRequest>> overlay : byOverlay().entrySet()) {
         Set<String> namespaces = overlay.getValue().stream().map(ApiRequest::namespace).filter(n -> !n.isEmpty())
             .collect(Collectors.toCollection(TreeSet::new));
+        namespaces.add(Estate.NAMESPACE);
         List<HasMetadata> applied = authorizer.apply(Kustomize.render(overlay.getKey()), namespaces);
         try {
           List<String> refused = overlay.getValue().stream().filter(r -> !authorizer.allows(NS, SA, r))
               .map(Object::toString).sorted().toList();
           assertTrue(refused.isEmpty(), "kube-apiserver refuses, under deploy/" + overlay.getKey() + ", what the worker did:\n  "
               + String.join("\n  ", refused));
-          // And it is an authorizer that says no: what the worker never does is refused.
-          for (ApiRequest never : List.of(
+          // And it is an authorizer that says no: what the worker never does is refused, and no
+          // Secret outside the namespaces the overlay grants is readable (issue 34, H6).
+          List<ApiRequest> never = new java.util.ArrayList<>(List.of(
               ApiRequest.of("DELETE", "/api/v1/namespaces/" + Estate.NAMESPACE + "/secrets/x"),
               ApiRequest.of("GET", "/api/v1/secrets"),
-              ApiRequest.of("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"))) {
-            assertFalse(authorizer.allows(NS, SA, never), "deploy/" + overlay.getKey() + " allows " + never);
+              ApiRequest.of("GET", "/api/v1/namespaces/" + Estate.NAMESPACE + "/secrets/x"),
+              ApiRequest.of("GET", "/api/v1/namespaces/kube-system/secrets/x"),
+              ApiRequest.of("GET", "/api/v1/namespaces/" + NS + "/secrets/x"),
+              ApiRequest.of("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings")));
+          if (overlay.getKey().equals("namespaced")) {
+            // Nothing namespaced is written outside the watched namespace.
+            never.add(ApiRequest.of("PATCH", "/apis/cluster.x-k8s.io/v1beta2/namespaces/" + Estate.NAMESPACE + "/machines/m"));
+            never.add(ApiRequest.of("PATCH",
+                "/apis/controlplane.cluster.x-k8s.io/v1beta2/namespaces/" + Estate.NAMESPACE + "/kubeadmcontrolplanes/c"));
+            never.add(ApiRequest.of("GET", "/apis/upgrade.inplace.dev/v1alpha1/workersupgrades"));
+          }
+          for (ApiRequest request : never) {
+            assertFalse(authorizer.allows(NS, SA, request), "deploy/" + overlay.getKey() + " allows " + request);
           }
         } finally {
           authorizer.remove(applied);
         }
+      }
+    }
+  }
+
+  /**
+   * Issue 34, H6, end to end on a real kube-apiserver with deploy/default's RBAC, as the worker's
+   * ServiceAccount: the intake reads a listed namespace's ConfigMaps (here: finds none), and in a
+   * namespace the list does not name the API server refuses, and the intake says which namespace
+   * is missing from which list, instead of a bare 403.
+   */
+  @Test
+  void aClusterInANamespaceTheListDoesNotNameIsRefusedByTheApiServerAndTheIntakeNamesTheList() throws Exception {
+    try (RealAuthorizer authorizer = new RealAuthorizer()) {
+      List<HasMetadata> objects = Kustomize.render("default");
+      String listed = listedNamespaces(objects).iterator().next();
+      String unlisted = "team-b";
+      List<HasMetadata> applied = authorizer.apply(objects, List.of(listed, unlisted));
+      try (KubernetesClient worker = authorizer.clientAs(NS, SA)) {
+        RunIntake intake = new RunIntake(worker, ArtifactSourcePolicy.httpsOnly());
+        IntakeRefusal none = assertThrows(IntakeRefusal.class, () -> intake.release(listed, "inplace-releases",
+            "catalogue.json", "v1.31.2+k3s1", Distribution.K3S, "amd64"));
+        assertEquals("ArtifactUnavailable", none.type(), none.getMessage());
+        assertEquals("release catalogue ConfigMap " + listed + "/inplace-releases not found", none.getMessage());
+        IntakeUnavailable refused = assertThrows(IntakeUnavailable.class, () -> intake.release(unlisted,
+            "inplace-releases", "catalogue.json", "v1.31.2+k3s1", Distribution.K3S, "amd64"));
+        assertEquals("cannot read ConfigMap team-b/inplace-releases: HTTP 403: the worker may read Secrets and"
+            + " ConfigMaps only in the namespaces its RBAC grants (deploy/cluster-namespaces/list/namespaces.yaml,"
+            + " or deploy/namespaced's watched namespace), and namespace team-b is not among them"
+            + " (docs/install.md: add it)", refused.getMessage());
+      } finally {
+        authorizer.remove(applied);
       }
     }
   }

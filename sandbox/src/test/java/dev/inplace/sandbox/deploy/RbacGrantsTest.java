@@ -21,6 +21,9 @@ class RbacGrantsTest {
   private static final ApiRequest PATCH_MACHINE =
       ApiRequest.of("PATCH", "/apis/cluster.x-k8s.io/v1beta2/namespaces/fleet/machines/edge-1-cp-0");
   private static final ApiRequest GET_SECRET = ApiRequest.of("GET", "/api/v1/namespaces/fleet/secrets/edge-1-ssh-key");
+  /** A Secret in the namespace deploy/cluster-namespaces/list/namespaces.yaml lists. */
+  private static final ApiRequest GET_LISTED_SECRET =
+      ApiRequest.of("GET", "/api/v1/namespaces/default/secrets/edge-1-ssh-key");
   private static final ApiRequest UPDATE_STATUS = ApiRequest.of(
       "PUT", "/apis/upgrade.inplace.dev/v1alpha1/namespaces/fleet/workersupgrades/edge-1-workers/status");
   private static final ApiRequest WATCH_ALL =
@@ -43,25 +46,27 @@ class RbacGrantsTest {
   }
 
   @Test
-  void theRenderedDefaultRbacGrantsWhatTheWorkerDoesAndNeverListsSecrets() {
+  void theRenderedDefaultRbacGrantsWhatTheWorkerDoesAndReadsSecretsOnlyInListedNamespaces() {
     RbacGrants grants = RbacGrants.of(Kustomize.render("default"), NS, SA);
 
-    assertEquals(List.of(), grants.denied(List.of(PATCH_MACHINE, GET_SECRET, UPDATE_STATUS, WATCH_ALL)));
-    assertFalse(grants.allows(ApiRequest.of("GET", "/api/v1/namespaces/fleet/secrets")), "list on Secrets");
+    assertEquals(List.of(), grants.denied(List.of(PATCH_MACHINE, GET_LISTED_SECRET, UPDATE_STATUS, WATCH_ALL)));
+    assertFalse(grants.allows(ApiRequest.of("GET", "/api/v1/namespaces/default/secrets")), "list on Secrets");
+    assertFalse(grants.allows(GET_SECRET), "a Secret in a namespace the list does not name");
+    assertFalse(grants.allows(ApiRequest.of("GET", "/api/v1/namespaces/kube-system/secrets/x")));
     assertFalse(grants.allows(ApiRequest.of("DELETE", "/apis/cluster.x-k8s.io/v1beta2/namespaces/fleet/machines/m")));
   }
 
   @Test
   void removingARuleTheCodeUsesFailsNamingTheRequest() {
     List<HasMetadata> objects = new ArrayList<>(Kustomize.render("default"));
-    ClusterRole role = Kustomize.one(objects, ClusterRole.class, "inplace-worker");
+    ClusterRole role = Kustomize.one(objects, ClusterRole.class, "inplace-worker-clusters");
     List<PolicyRule> kept = role.getRules().stream()
         .filter(r -> !(r.getApiGroups().contains("cluster.x-k8s.io") && r.getResources().contains("machines")))
         .toList();
     assertEquals(role.getRules().size() - 1, kept.size(), "exactly the Machines rule is removed");
     role.setRules(new ArrayList<>(kept));
 
-    List<String> denied = RbacGrants.of(objects, NS, SA).denied(List.of(PATCH_MACHINE, GET_SECRET));
+    List<String> denied = RbacGrants.of(objects, NS, SA).denied(List.of(PATCH_MACHINE, GET_LISTED_SECRET));
 
     assertEquals(List.of("patch cluster.x-k8s.io/machines in namespace fleet [PATCH]"), denied);
   }
@@ -80,7 +85,7 @@ class RbacGrantsTest {
 
     List<String> unused = grants.unused(List.of(PATCH_MACHINE)).stream().map(Object::toString).toList();
 
-    assertFalse(unused.contains("patch cluster.x-k8s.io/machines (inplace-worker)"), unused.toString());
-    assertTrue(unused.contains("get core/secrets (inplace-worker-config)"), unused.toString());
+    assertFalse(unused.contains("patch cluster.x-k8s.io/machines (inplace-worker-clusters)"), unused.toString());
+    assertTrue(unused.contains("get core/secrets in namespace default (inplace-worker-config)"), unused.toString());
   }
 }

@@ -72,6 +72,19 @@ final class RealAuthorizer implements AutoCloseable {
     }
   }
 
+  /** A client acting as {@code namespace/serviceAccount} (the admin impersonating it), as the worker would. */
+  KubernetesClient clientAs(String namespace, String serviceAccount) throws IOException {
+    Config config = Config.fromKubeconfig(Files.readString(plane.adminKubeconfig()));
+    config.setRequestRetryBackoffLimit(0);
+    config.setImpersonateUsername("system:serviceaccount:" + namespace + ":" + serviceAccount);
+    config.setImpersonateGroups("system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated");
+    return new KubernetesClientBuilder().withConfig(config).build();
+  }
+
+  KubernetesClient admin() {
+    return admin;
+  }
+
   /** Whether the API server allows {@code request} to {@code namespace/serviceAccount}. */
   boolean allows(String namespace, String serviceAccount, ApiRequest request) {
     SubjectAccessReviewBuilder review = new SubjectAccessReviewBuilder().withNewSpec()

@@ -109,7 +109,8 @@ public final class RunIntake {
   /** {@code SecretNotFound} when the Secret or its data key is missing. */
   private void requireSecret(String namespace, String name, String key, String what) throws IntakeRefusal {
     String id = "Secret " + namespace + "/" + name;
-    Secret secret = read(() -> management.secrets().inNamespace(namespace).withName(name).get(), id);
+    Secret secret = readInClusterNamespace(() -> management.secrets().inNamespace(namespace).withName(name).get(), id,
+        namespace);
     if (secret == null) {
       throw new IntakeRefusal(UpgradeFailures.SECRET_NOT_FOUND, id + " (" + what + ") not found");
     }
@@ -135,7 +136,8 @@ public final class RunIntake {
       String namespace, String configMap, String key, String version, Distribution distribution, String arch,
       HostOs os) throws IntakeRefusal {
     String what = "ConfigMap " + namespace + "/" + configMap;
-    ConfigMap map = read(() -> management.configMaps().inNamespace(namespace).withName(configMap).get(), what);
+    ConfigMap map = readInClusterNamespace(
+        () -> management.configMaps().inNamespace(namespace).withName(configMap).get(), what, namespace);
     if (map == null) {
       throw new IntakeRefusal(UpgradeFailures.ARTIFACT_UNAVAILABLE, "release catalogue " + what + " not found");
     }
@@ -181,6 +183,30 @@ public final class RunIntake {
     Optional<String> problem = VersionSkew.problem(machines, target);
     if (problem.isPresent()) {
       throw new IntakeRefusal(UpgradeFailures.UNSUPPORTED_VERSION_SKEW, problem.get());
+    }
+  }
+
+  /**
+   * Where the worker may read the Secrets and ConfigMaps of clusters: deploy/default and
+   * deploy/extension grant {@code get} on them only through a Role in each namespace this list names.
+   */
+  static final String NAMESPACE_LIST = "deploy/cluster-namespaces/list/namespaces.yaml";
+
+  /**
+   * A Secret or ConfigMap of a cluster's namespace. The API server answers 403 where the worker has
+   * no Role: the message names the namespace and the list it is missing from, and the request is
+   * tried again later (it goes through once an administrator lists the namespace).
+   */
+  private static <T> T readInClusterNamespace(Supplier<T> call, String what, String namespace) {
+    try {
+      return call.get();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 403) {
+        throw new IntakeUnavailable("cannot read " + what + ": HTTP 403: the worker may read Secrets and ConfigMaps"
+            + " only in the namespaces its RBAC grants (" + NAMESPACE_LIST + ", or deploy/namespaced's watched"
+            + " namespace), and namespace " + namespace + " is not among them (docs/install.md: add it)", e);
+      }
+      throw new IntakeUnavailable("cannot read " + what + ": HTTP " + e.getCode(), e);
     }
   }
 

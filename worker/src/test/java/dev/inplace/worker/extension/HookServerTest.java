@@ -16,6 +16,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -168,6 +169,33 @@ class HookServerTest {
         CanUpdateHook::canUpdateMachine, CanUpdateHook::canUpdateMachineSet, request -> null);
     assertEquals("DiscoveryResponse", json(post(ROOT + "discovery", DISCOVERY, stranger)).get("kind").asText());
     assertThrows(IOException.class, () -> post(ROOT + "discovery", DISCOVERY, true), "the default names are replaced");
+  }
+
+  /**
+   * deploy/extension (issue 34, H5): each CAPI manager's namespace has its own CA (a namespaced
+   * Issuer), and the worker's client CA file is the bundle of those CAs. Both managers' certificates
+   * call; a certificate the serving CA signed is refused even for a listed name, since that CA signs
+   * in the worker's namespace, not the managers'.
+   */
+  @Test
+  void withTheManagersNamespaceCasAsClientCasEachManagerCallsAndTheServingCaSignsNoClient() throws Exception {
+    certs = TestCertificates.create(dir);
+    TestCertificates.Ca core = TestCertificates.Ca.create("CN=inplace-extension-client-ca.capi-system");
+    TestCertificates.Ca kcp = TestCertificates.Ca.create("CN=inplace-extension-client-ca.capi-kubeadm-control-plane-system");
+    Path clientCas = Files.writeString(dir.resolve("client-cas.pem"), core.pem() + kcp.pem());
+    server = HookServer.start(ExtensionOptions.loopback(certs.serverCert, certs.serverKey, clientCas)
+            .withReadTimeout(READ_TIMEOUT),
+        CanUpdateHook::canUpdateMachine, CanUpdateHook::canUpdateMachineSet, request -> null);
+
+    assertEquals("DiscoveryResponse", json(post(ROOT + "discovery", DISCOVERY,
+        certs.clientContextSignedBy(core, "CN=capi-controller-manager"))).get("kind").asText());
+    assertEquals("DiscoveryResponse", json(post(ROOT + "discovery", DISCOVERY,
+        certs.clientContextSignedBy(kcp, "CN=capi-kubeadm-control-plane-controller-manager"))).get("kind").asText());
+    assertThrows(IOException.class, () -> post(ROOT + "discovery", DISCOVERY, true),
+        "capi-controller-manager signed by the serving CA");
+    assertThrows(IOException.class, () -> post(ROOT + "discovery", DISCOVERY,
+        certs.clientContextSignedBy(TestCertificates.Ca.create("CN=tenant CA"), "CN=capi-controller-manager")),
+        "capi-controller-manager signed by a CA of another namespace");
   }
 
   @Test

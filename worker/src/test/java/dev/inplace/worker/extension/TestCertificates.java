@@ -85,7 +85,36 @@ final class TestCertificates {
     return clientContext(certificate(subject, keys, "CN=inplace test CA", caKeys.getPrivate(), false), keys);
   }
 
+  /** Another CA, as each CAPI manager's namespace has one in deploy/extension (issue 34, H5). */
+  record Ca(X509Certificate certificate, KeyPair keys) {
+    static Ca create(String subject) throws Exception {
+      KeyPair keys = TestCertificates.keys("EC");
+      return new Ca(TestCertificates.certificate(subject, keys, subject, keys.getPrivate(), true), keys);
+    }
+
+    String pem() {
+      try {
+        return TestCertificates.pem("CERTIFICATE", certificate.getEncoded());
+      } catch (java.security.cert.CertificateEncodingException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+
+  /** A client context trusting the test CA (the server), presenting a certificate {@code issuer} signed for {@code subject}. */
+  SSLContext clientContextSignedBy(Ca issuer, String subject) throws Exception {
+    KeyPair keys = keys("EC");
+    X509Certificate presented = certificate(subject, keys,
+        issuer.certificate().getSubjectX500Principal().getName(), issuer.keys().getPrivate(), false);
+    return clientContext(presented, keys, issuer.certificate());
+  }
+
   private SSLContext clientContext(X509Certificate presented, KeyPair presentedKeys) throws Exception {
+    return clientContext(presented, presentedKeys, ca);
+  }
+
+  private SSLContext clientContext(X509Certificate presented, KeyPair presentedKeys, X509Certificate presentedIssuer)
+      throws Exception {
     boolean presentCertificate = presented != null;
     KeyStore trust = KeyStore.getInstance("PKCS12");
     trust.load(null, null);
@@ -96,7 +125,7 @@ final class TestCertificates {
     if (presentCertificate) {
       KeyStore keys = KeyStore.getInstance("PKCS12");
       keys.load(null, null);
-      keys.setKeyEntry("client", presentedKeys.getPrivate(), new char[0], new java.security.cert.Certificate[] {presented, ca});
+      keys.setKeyEntry("client", presentedKeys.getPrivate(), new char[0], new java.security.cert.Certificate[] {presented, presentedIssuer});
       kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
       kmf.init(keys, new char[0]);
     }
