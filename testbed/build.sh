@@ -21,7 +21,8 @@ manifests="$cache/manifests"
 work="$cache/modules"
 
 all_components=(kustomize kubectl etcd kube-apiserver kube-controller-manager temporal clusterctl
-  capi-manager kubeadm-control-plane-manager kubeadm-bootstrap-manager capi-manifests)
+  capi-manager kubeadm-control-plane-manager kubeadm-bootstrap-manager capi-manifests
+  k3s-control-plane-manager k3s-bootstrap-manager k3s-manifests)
 
 # The version each component is pinned to, as its stamp records it.
 pinned() {
@@ -31,6 +32,7 @@ pinned() {
     etcd) echo "$ETCD_VERSION" ;;
     temporal) echo "$TEMPORAL_CLI_VERSION" ;;
     clusterctl|capi-manager|kubeadm-control-plane-manager|kubeadm-bootstrap-manager|capi-manifests) echo "$CLUSTER_API_VERSION" ;;
+    k3s-control-plane-manager|k3s-bootstrap-manager|k3s-manifests) echo "$CLUSTER_API_K3S_VERSION" ;;
     *) echo "testbed: unknown component '$1' (known: ${all_components[*]})" >&2; exit 2 ;;
   esac
 }
@@ -176,6 +178,68 @@ build_capi_manifests() {
   chmod -R u+w "$manifests/capi-manifests"
 }
 
+# cluster-api-k3s (KThreesControlPlane and KThreesConfig), in a wrapper module of its own: it is built
+# on an older Cluster API (v1.10) and Kubernetes libraries than the core's, which must not mix.
+k3s_wrapper() {
+  local dir="$work/cluster-api-k3s"
+  if [ "$(cat "$dir/.pinned" 2>/dev/null)" = "$CLUSTER_API_K3S_VERSION" ]; then echo "$dir"; return; fi
+  dir="$(wrapper cluster-api-k3s)"
+  (cd "$dir" && go get "github.com/k3s-io/cluster-api-k3s@$CLUSTER_API_K3S_VERSION" >/dev/null \
+     && echo "$CLUSTER_API_K3S_VERSION" > .pinned) >&2
+  echo "$dir"
+}
+
+# Its two main packages hard-code the webhook server's port (9443, on every interface) and leave its
+# certificate directory at controller-runtime's default, so two of them cannot run on one host. Go
+# refuses an -overlay of files in the module cache, so each main.go is copied into the wrapper module
+# as a package of its own with one change, its `Port: 9443,` line, which then reads
+# INPLACE_TESTBED_WEBHOOK_PORT, _HOST and _CERT_DIR (unset: upstream's values). Every other line of
+# main.go, and every controller and webhook it starts, is upstream's.
+build_k3s() { # component, main package directory in the module (controlplane or bootstrap)
+  local name="$1" sub="$2" dir src; dir="$(k3s_wrapper)"
+  local mod=github.com/k3s-io/cluster-api-k3s
+  src="$(cd "$dir" && go list -m -f '{{.Dir}}' "$mod")"
+  grep -q '^[[:space:]]*Port: 9443,$' "$src/$sub/main.go" \
+    || { say "$src/$sub/main.go has no 'Port: 9443,' line to change: read it and adapt build.sh"; return 1; }
+  local main="$dir/$sub"
+  rm -rf "$main"; mkdir -p "$main"
+  sed 's/^\([[:space:]]*\)Port: 9443,$/\1Port: testbedWebhookPort(), Host: os.Getenv("INPLACE_TESTBED_WEBHOOK_HOST"), CertDir: os.Getenv("INPLACE_TESTBED_WEBHOOK_CERT_DIR"),/' \
+    "$src/$sub/main.go" > "$main/main.go"
+  cat > "$main/testbed_webhook.go" <<'EOF'
+package main
+
+// Added at build time by inplace's testbed/build.sh (not part of cluster-api-k3s).
+
+import (
+	"os"
+	"strconv"
+)
+
+// testbedWebhookPort is INPLACE_TESTBED_WEBHOOK_PORT, or upstream's 9443 when it is unset.
+func testbedWebhookPort() int {
+	port, err := strconv.Atoi(os.Getenv("INPLACE_TESTBED_WEBHOOK_PORT"))
+	if err != nil {
+		return 9443
+	}
+	return port
+}
+EOF
+  (cd "$dir" && go get "$mod/$sub@$CLUSTER_API_K3S_VERSION" >/dev/null 2>&1 || true
+   go build -trimpath -ldflags "-s -w" -o "$bin/$name" "./$sub")
+}
+
+# cluster-api-k3s's own manifests (CRDs with its contract labels, webhook configurations), from the
+# module source the managers are built from.
+build_k3s_manifests() {
+  local dir src; dir="$(k3s_wrapper)"
+  src="$(cd "$dir" && go list -m -f '{{.Dir}}' github.com/k3s-io/cluster-api-k3s)"
+  [ -d "$src/controlplane/config/crd/bases" ] || { say "no controlplane/config/crd/bases in $src"; return 1; }
+  rm -rf "$manifests/k3s-manifests"; mkdir -p "$manifests/k3s-manifests"
+  cp -r "$src/controlplane/config" "$manifests/k3s-manifests/k3s-control-plane"
+  cp -r "$src/bootstrap/config" "$manifests/k3s-manifests/k3s-bootstrap"
+  chmod -R u+w "$manifests/k3s-manifests"
+}
+
 build_one() {
   case "$1" in
     kustomize) build_kustomize ;;
@@ -187,6 +251,9 @@ build_one() {
     kubeadm-control-plane-manager) build_capi kubeadm-control-plane-manager sigs.k8s.io/cluster-api/controlplane/kubeadm ;;
     kubeadm-bootstrap-manager) build_capi kubeadm-bootstrap-manager sigs.k8s.io/cluster-api/bootstrap/kubeadm ;;
     capi-manifests) build_capi_manifests ;;
+    k3s-control-plane-manager) build_k3s k3s-control-plane-manager controlplane ;;
+    k3s-bootstrap-manager) build_k3s k3s-bootstrap-manager bootstrap ;;
+    k3s-manifests) build_k3s_manifests ;;
   esac
 }
 

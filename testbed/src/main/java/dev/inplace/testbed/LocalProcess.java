@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -19,18 +20,25 @@ public final class LocalProcess implements AutoCloseable {
 
   private final String name;
   private final List<String> command;
+  private final Map<String, String> environment;
   private final Path logFile;
   private Process process;
 
-  private LocalProcess(String name, List<String> command, Path logFile) {
+  private LocalProcess(String name, List<String> command, Map<String, String> environment, Path logFile) {
     this.name = name;
     this.command = List.copyOf(command);
+    this.environment = Map.copyOf(environment);
     this.logFile = logFile;
   }
 
   /** Starts {@code command}, appending its output to {@code dir/<name>.log}. */
   public static LocalProcess start(String name, List<String> command, Path dir) {
-    LocalProcess p = new LocalProcess(name, command, dir.resolve(name + ".log"));
+    return start(name, command, Map.of(), dir);
+  }
+
+  /** As {@link #start(String, List, Path)}, with {@code environment} added to this JVM's. */
+  public static LocalProcess start(String name, List<String> command, Map<String, String> environment, Path dir) {
+    LocalProcess p = new LocalProcess(name, command, environment, dir.resolve(name + ".log"));
     p.launch();
     return p;
   }
@@ -38,8 +46,10 @@ public final class LocalProcess implements AutoCloseable {
   private void launch() {
     try {
       Files.createDirectories(logFile.getParent());
-      process = new ProcessBuilder(command).redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile())).start();
+      ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+      builder.environment().putAll(environment);
+      process = builder.start();
       log.debug("started {} (pid {}): {}", name, process.pid(), command);
     } catch (IOException e) {
       throw new IllegalStateException("cannot start " + name + ": " + command.get(0), e);
