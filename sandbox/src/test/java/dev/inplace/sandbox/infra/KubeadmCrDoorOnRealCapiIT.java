@@ -1,0 +1,195 @@
+package dev.inplace.sandbox.infra;
+
+import static dev.inplace.sandbox.infra.CapiEstate.KUBEADM_CONTROL_PLANES;
+import static dev.inplace.sandbox.infra.CapiEstate.MACHINE_DEPLOYMENTS;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.inplace.activities.artifacts.ArtifactSourcePolicy;
+import dev.inplace.client.TemporalConnection;
+import dev.inplace.sandbox.EmbeddedTemporal;
+import dev.inplace.sandbox.hosts.BinaryStart;
+import dev.inplace.worker.InplaceWorker;
+import dev.inplace.worker.crd.CatalogueReference;
+import dev.inplace.worker.crd.ControlPlaneUpgrade;
+import dev.inplace.worker.crd.ControlPlaneUpgradeSpec;
+import dev.inplace.worker.crd.DrainSpec;
+import dev.inplace.worker.crd.InplaceCrds;
+import dev.inplace.worker.crd.SshSpec;
+import dev.inplace.worker.crd.UpgradePhase;
+import dev.inplace.worker.crd.UpgradeSpec;
+import dev.inplace.worker.crd.WorkersUpgrade;
+import dev.inplace.worker.crd.WorkersUpgradeSpec;
+import dev.inplace.worker.watch.UpgradeWatcher;
+import dev.inplace.worker.watch.WatcherOptions;
+import dev.inplace.workflows.api.Distribution;
+import dev.inplace.workflows.api.SshSettings;
+import dev.inplace.workflows.api.WorkflowIds;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 31, the custom-resource door on real Cluster API: with CAPI v1.13's core, KubeadmControlPlane
+ * and kubeadm bootstrap managers running the whole time (and no runtime extension registered), a
+ * ControlPlaneUpgrade and a WorkersUpgrade upgrade a kubeadm cluster's five nodes over SSH, record the
+ * version where CAPI compares it, and CAPI then sees every Machine as up to date: no Machine created
+ * or deleted (names and UIDs before equal after), no new MachineSet, every Machine's UpToDate
+ * condition True, the control plane's and the MachineDeployment's status counts agreeing, and nothing
+ * rolling out after a forced resync and a settle period.
+ *
+ * <p>Real and simulated as in {@link RealCapiBed}. The worker's activities use the management plane's
+ * administrator client, not the worker's RBAC (RbacCoverageIT judges that).
+ */
+@Timeout(1500)
+class KubeadmCrDoorOnRealCapiIT {
+  static final String FROM = "v1.30.6";
+  static final String TO = "v1.30.7";
+  static final Duration SETTLE = Duration.ofSeconds(20);
+
+  @TempDir static Path dir;
+  static RealCapiBed bed;
+  static CapiEstate estate;
+  static KubernetesClient mgmt;
+  static TemporalConnection temporal;
+  static InplaceWorker worker;
+  static UpgradeWatcher watcher;
+
+  @BeforeAll
+  static void startTestBed() throws Exception {
+    bed = RealCapiBed.start(dir, List.of(FROM, TO), false);
+    estate = bed.estate();
+    mgmt = bed.managementClient();
+    InplaceCrds.install(mgmt);
+    ArtifactSourcePolicy artifacts = ArtifactSourcePolicy.mirror(bed.releases().artifactsDir());
+    temporal = EmbeddedTemporal.start();
+    worker = InplaceWorker.start(temporal.client(), WorkflowIds.TASK_QUEUE, mgmt, dir.resolve("artifact-cache"), artifacts);
+    watcher = UpgradeWatcher.start(mgmt, temporal.client(), WorkflowIds.TASK_QUEUE,
+        WatcherOptions.defaults().withStatusInterval(Duration.ofSeconds(1)), artifacts);
+    bed.seed(FROM, 3, 2);
+  }
+
+  @AfterAll
+  static void stop() {
+    for (AutoCloseable c : new AutoCloseable[] {watcher, worker, temporal, bed}) {
+      try {
+        if (c != null) {
+          c.close();
+        }
+      } catch (Exception e) {
+        // best effort
+      }
+    }
+  }
+
+  @Test
+  void customResourcesUpgradeEveryNodeInPlaceAndRealCapiReplacesNoMachine() throws Exception {
+    estate.await("5 Machines Running at " + FROM, Duration.ofMinutes(6), () -> estate.provisioned(3, 2));
+    Map<String, String> before = estate.machineUids();
+    List<String> setsBefore = estate.machineSetNames();
+    assertEquals(1, setsBefore.size(), "one MachineSet before: " + setsBefore);
+
+    long started = System.nanoTime();
+    ControlPlaneUpgradeSpec cpSpec = new ControlPlaneUpgradeSpec();
+    describe(cpSpec);
+    mgmt.resource(ControlPlaneUpgrade.of(RealCapiBed.NAMESPACE, "edge-1-control-plane", cpSpec)).create();
+    awaitPhase(ControlPlaneUpgrade.class, "edge-1-control-plane", before);
+    long controlPlaneSeconds = (System.nanoTime() - started) / 1_000_000_000L;
+
+    started = System.nanoTime();
+    WorkersUpgradeSpec workersSpec = new WorkersUpgradeSpec();
+    describe(workersSpec);
+    workersSpec.setMaxUnavailable(new IntOrString(1));
+    mgmt.resource(WorkersUpgrade.of(RealCapiBed.NAMESPACE, "edge-1-workers", workersSpec)).create();
+    awaitPhase(WorkersUpgrade.class, "edge-1-workers", before);
+    long workersSeconds = (System.nanoTime() - started) / 1_000_000_000L;
+    System.out.printf("custom-resource door on real CAPI (%s): control plane in %d s, workers in %d s%n",
+        bed.capi().version(), controlPlaneSeconds, workersSeconds);
+
+    // CAPI agrees: every Machine up to date at the target, the counts settled on the same Machines.
+    estate.await("every Machine UpToDate at " + TO + " and the counts agreeing", Duration.ofMinutes(2),
+        () -> estate.sameMachines(before) && allUpToDate() && countsAgree());
+    assertEquals(setsBefore, estate.machineSetNames(), "no new MachineSet: the workers' MachineSet records the version in place");
+
+    // A forced resync of every object, then a settle period: nothing rolls out.
+    estate.forceResync();
+    long settleUntil = System.nanoTime() + SETTLE.toNanos();
+    while (System.nanoTime() < settleUntil) {
+      estate.sameMachines(before);
+      assertEquals(setsBefore, estate.machineSetNames(), "no MachineSet created after the resync");
+      assertTrue(allUpToDate(), "every Machine stays UpToDate after the resync" + estate.summary());
+      Thread.sleep(2000);
+    }
+    assertTrue(countsAgree(), "counts after the resync" + estate.summary());
+
+    // Ground truth on each host: the target's kubelet is the file in place and it was (re)started.
+    String target = bed.releases().release(TO).binary("kubelet").sha256();
+    List<BinaryStart> starts = bed.kubelets().binaryStarts();
+    for (String machine : before.keySet()) {
+      assertEquals(target, sha256(bed.hosts().host(machine).root().resolve("usr/bin/kubelet")), machine + " has the " + TO + " kubelet");
+      assertTrue(starts.stream().anyMatch(s -> s.node().equals(machine) && s.sha256().equals(target)),
+          machine + " restarted its kubelet on the " + TO + " binary: " + starts);
+      assertEquals(TO, bed.workloadClient().nodes().withName(machine).get().getStatus().getNodeInfo().getKubeletVersion(), machine + "'s Node");
+    }
+    assertTrue(bed.capi().allAlive(), "every Cluster API manager still runs");
+  }
+
+  private static void describe(UpgradeSpec<?> spec) {
+    SshSettings ssh = bed.ssh();
+    spec.setClusterName(RealCapiBed.CLUSTER)
+        .setVersion(TO)
+        .setDistribution(Distribution.KUBEADM)
+        .setReleaseCatalogue(new CatalogueReference(RealCapiBed.CATALOGUE, null))
+        .setSsh(new SshSpec().setUser(ssh.user()).setPort(ssh.port())
+            .setPrivateKeySecret(ssh.privateKeySecret()).setKnownHostsSecret(ssh.knownHostsSecret()))
+        .setReadyTimeoutSeconds(60L)
+        .setDrain(new DrainSpec().setTimeoutSeconds(60L).setDeleteEmptyDirData(true));
+  }
+
+  private static <T extends CustomResource<?, ?>> void awaitPhase(Class<T> type, String name, Map<String, String> before) {
+    estate.await(type.getSimpleName() + " " + name + " Succeeded", Duration.ofMinutes(8), () -> {
+      estate.sameMachines(before);
+      T resource = mgmt.resources(type).inNamespace(RealCapiBed.NAMESPACE).withName(name).get();
+      Object status = resource == null ? null : resource.getStatus();
+      UpgradePhase phase = status instanceof dev.inplace.worker.crd.UpgradeStatus s ? s.getPhase() : null;
+      if (phase == UpgradePhase.FAILED || phase == UpgradePhase.HALTED || phase == UpgradePhase.ABORTED) {
+        throw new AssertionError(name + " ended " + phase + ": " + ((dev.inplace.worker.crd.UpgradeStatus) status).getMessage()
+            + estate.summary());
+      }
+      return phase == UpgradePhase.SUCCEEDED;
+    });
+  }
+
+  private static boolean allUpToDate() {
+    return estate.machines().stream().allMatch(m -> CapiEstate.upToDateAt(m, TO));
+  }
+
+  /** replicas, readyReplicas, upToDateReplicas and availableReplicas all equal the Machines there are. */
+  private static boolean countsAgree() {
+    for (String field : List.of("replicas", "readyReplicas", "upToDateReplicas", "availableReplicas")) {
+      if (estate.count(KUBEADM_CONTROL_PLANES, KubeadmClusterSeed.CONTROL_PLANE, field) != 3
+          || estate.count(MACHINE_DEPLOYMENTS, KubeadmClusterSeed.MACHINE_DEPLOYMENT, field) != 2) {
+        return false;
+      }
+    }
+    GenericKubernetesResource kcp = estate.get(KUBEADM_CONTROL_PLANES, KubeadmClusterSeed.CONTROL_PLANE);
+    return TO.equals(CapiEstate.spec(kcp).get("version"));
+  }
+
+  static String sha256(Path file) throws Exception {
+    return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
+  }
+}
