@@ -43,8 +43,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 31, the custom-resource door on real Cluster API: with CAPI v1.13's core, KubeadmControlPlane
- * and kubeadm bootstrap managers running the whole time (and no runtime extension registered), a
+ * Issue 31, the custom-resource door on real Cluster API. First the ground every in-place proof on
+ * real CAPI stands on: CAPI v1.13's core, KubeadmControlPlane and kubeadm bootstrap managers
+ * provision a kubeadm cluster through the sandbox's infrastructure provider (every Machine Running
+ * with its Node on the real workload API server). Then, with the managers running the whole time (and no runtime extension registered), a
  * ControlPlaneUpgrade and a WorkersUpgrade upgrade a kubeadm cluster's five nodes over SSH, record the
  * version where CAPI compares it, and CAPI then sees every Machine as up to date: no Machine created
  * or deleted (names and UIDs before equal after), no new MachineSet, every Machine's UpToDate
@@ -98,6 +100,16 @@ class KubeadmCrDoorOnRealCapiIT {
   @Test
   void customResourcesUpgradeEveryNodeInPlaceAndRealCapiReplacesNoMachine() throws Exception {
     estate.await("5 Machines Running at " + FROM, Duration.ofMinutes(6), () -> estate.provisioned(3, 2));
+    // The ground: the real controllers provisioned every Machine through the sandbox's provider, each
+    // with its Node on the real workload API server, and initialized the control plane.
+    for (GenericKubernetesResource m : estate.machines()) {
+      String node = String.valueOf(((Map<?, ?>) CapiEstate.status(m).get("nodeRef")).get("name"));
+      assertEquals(SandboxInfraProvider.providerId(RealCapiBed.NAMESPACE, m.getMetadata().getName()),
+          bed.workloadClient().nodes().withName(node).get().getSpec().getProviderID(), node + "'s providerID");
+      assertEquals(FROM, CapiEstate.spec(m).get("version"));
+    }
+    assertEquals(Boolean.TRUE, ((Map<?, ?>) CapiEstate.status(estate.get(KUBEADM_CONTROL_PLANES, KubeadmClusterSeed.CONTROL_PLANE))
+        .get("initialization")).get("controlPlaneInitialized"), "the control plane is initialized");
     Map<String, String> before = estate.machineUids();
     List<String> setsBefore = estate.machineSetNames();
     assertEquals(1, setsBefore.size(), "one MachineSet before: " + setsBefore);
