@@ -28,6 +28,9 @@ public final class CapiEstate {
   public static final ResourceDefinitionContext KUBEADM_CONTROL_PLANES = new ResourceDefinitionContext.Builder()
       .withGroup("controlplane.cluster.x-k8s.io").withVersion("v1beta2").withKind("KubeadmControlPlane")
       .withPlural("kubeadmcontrolplanes").withNamespaced(true).build();
+  public static final ResourceDefinitionContext EXTENSION_CONFIGS = new ResourceDefinitionContext.Builder()
+      .withGroup("runtime.cluster.x-k8s.io").withVersion("v1beta2").withKind("ExtensionConfig").withPlural("extensionconfigs")
+      .withNamespaced(false).build();
   /** The annotation a user sets to make a controller reconcile an object now. */
   public static final String RESYNC_ANNOTATION = "sandbox.inplace.dev/resync";
 

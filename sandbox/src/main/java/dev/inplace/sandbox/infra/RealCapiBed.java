@@ -123,6 +123,40 @@ public final class RealCapiBed implements AutoCloseable {
     KubeadmClusterSeed.seed(mgmt, workload, version, controlPlanes, workers);
   }
 
+  /**
+   * Registers a runtime extension serving on loopback {@code port} as deploy/extension does, with a
+   * {@code url} and the management plane's CA as {@code caBundle} in place of the Service and CA
+   * injection, deploy/extension's namespace selector and the settings the sandbox's hosts need; waits
+   * until the core manager has discovered its three handlers.
+   */
+  public void registerExtension(int port) {
+    SshSettings ssh = ssh();
+    Map<String, Object> settings = new java.util.LinkedHashMap<>();
+    settings.put("sshUser", ssh.user());
+    settings.put("sshPort", Integer.toString(ssh.port()));
+    settings.put("sshKeySecret", "{cluster}-ssh-key");
+    settings.put("knownHostsSecret", "{cluster}-known-hosts");
+    settings.put("catalogueConfigMap", CATALOGUE);
+    settings.put("drainTimeoutSeconds", "60");
+    settings.put("readyTimeoutSeconds", "60");
+    settings.put("retryAfterSeconds", "2");
+    io.fabric8.kubernetes.api.model.GenericKubernetesResource config = new io.fabric8.kubernetes.api.model.GenericKubernetesResource();
+    config.setApiVersion("runtime.cluster.x-k8s.io/v1beta2");
+    config.setKind("ExtensionConfig");
+    config.setMetadata(new ObjectMetaBuilder().withName("inplace").build());
+    config.setAdditionalProperty("spec", Map.of(
+        "clientConfig", Map.of("url", "https://127.0.0.1:" + port + "/inplace",
+            "caBundle", Base64.getEncoder().encodeToString(management.ca().certificatePem().getBytes(StandardCharsets.UTF_8))),
+        "namespaceSelector", Map.of("matchLabels", Map.of(OPT_IN_LABEL, "true")),
+        "settings", settings));
+    mgmt.genericKubernetesResources(CapiEstate.EXTENSION_CONFIGS).resource(config).create();
+    estate().await("the core manager discovers the extension's three handlers", Duration.ofMinutes(2), () -> {
+      Object handlers = CapiEstate.status(mgmt.genericKubernetesResources(CapiEstate.EXTENSION_CONFIGS).withName("inplace").get())
+          .get("handlers");
+      return handlers instanceof List<?> list && list.size() == 3;
+    });
+  }
+
   /** The SSH settings the hosts answer with (user, port, the Secrets {@link #seed} creates). */
   public SshSettings ssh() {
     return new SshSettings(hosts.user(), hosts.port(), SSH_KEY_SECRET, KNOWN_HOSTS_SECRET, null);

@@ -10,23 +10,16 @@ import dev.inplace.client.TemporalConnection;
 import dev.inplace.sandbox.EmbeddedTemporal;
 import dev.inplace.sandbox.hosts.BinaryStart;
 import dev.inplace.worker.InplaceWorker;
-import dev.inplace.worker.crd.CatalogueReference;
 import dev.inplace.worker.crd.ControlPlaneUpgrade;
-import dev.inplace.worker.crd.ControlPlaneUpgradeSpec;
-import dev.inplace.worker.crd.DrainSpec;
 import dev.inplace.worker.crd.InplaceCrds;
-import dev.inplace.worker.crd.SshSpec;
 import dev.inplace.worker.crd.UpgradePhase;
-import dev.inplace.worker.crd.UpgradeSpec;
+import dev.inplace.worker.crd.UpgradeStatus;
 import dev.inplace.worker.crd.WorkersUpgrade;
-import dev.inplace.worker.crd.WorkersUpgradeSpec;
 import dev.inplace.worker.watch.UpgradeWatcher;
 import dev.inplace.worker.watch.WatcherOptions;
 import dev.inplace.workflows.api.Distribution;
-import dev.inplace.workflows.api.SshSettings;
 import dev.inplace.workflows.api.WorkflowIds;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;
@@ -115,18 +108,13 @@ class KubeadmCrDoorOnRealCapiIT {
     assertEquals(1, setsBefore.size(), "one MachineSet before: " + setsBefore);
 
     long started = System.nanoTime();
-    ControlPlaneUpgradeSpec cpSpec = new ControlPlaneUpgradeSpec();
-    describe(cpSpec);
-    mgmt.resource(ControlPlaneUpgrade.of(RealCapiBed.NAMESPACE, "edge-1-control-plane", cpSpec)).create();
-    awaitPhase(ControlPlaneUpgrade.class, "edge-1-control-plane", before);
+    mgmt.resource(BedUpgradeResources.controlPlane(bed.ssh(), Distribution.KUBEADM, TO)).create();
+    awaitSucceeded(ControlPlaneUpgrade.class, BedUpgradeResources.CONTROL_PLANE, before);
     long controlPlaneSeconds = (System.nanoTime() - started) / 1_000_000_000L;
 
     started = System.nanoTime();
-    WorkersUpgradeSpec workersSpec = new WorkersUpgradeSpec();
-    describe(workersSpec);
-    workersSpec.setMaxUnavailable(new IntOrString(1));
-    mgmt.resource(WorkersUpgrade.of(RealCapiBed.NAMESPACE, "edge-1-workers", workersSpec)).create();
-    awaitPhase(WorkersUpgrade.class, "edge-1-workers", before);
+    mgmt.resource(BedUpgradeResources.workers(bed.ssh(), Distribution.KUBEADM, TO)).create();
+    awaitSucceeded(WorkersUpgrade.class, BedUpgradeResources.WORKERS, before);
     long workersSeconds = (System.nanoTime() - started) / 1_000_000_000L;
     System.out.printf("custom-resource door on real CAPI (%s): control plane in %d s, workers in %d s%n",
         bed.capi().version(), controlPlaneSeconds, workersSeconds);
@@ -157,32 +145,15 @@ class KubeadmCrDoorOnRealCapiIT {
       assertEquals(TO, bed.workloadClient().nodes().withName(machine).get().getStatus().getNodeInfo().getKubeletVersion(), machine + "'s Node");
     }
     assertTrue(bed.capi().allAlive(), "every Cluster API manager still runs");
+    assertEquals(java.util.Optional.of(bed.capi().version()), bed.capi().runningVersion(),
+        "the running core manager reports the pinned Cluster API release");
   }
 
-  private static void describe(UpgradeSpec<?> spec) {
-    SshSettings ssh = bed.ssh();
-    spec.setClusterName(RealCapiBed.CLUSTER)
-        .setVersion(TO)
-        .setDistribution(Distribution.KUBEADM)
-        .setReleaseCatalogue(new CatalogueReference(RealCapiBed.CATALOGUE, null))
-        .setSsh(new SshSpec().setUser(ssh.user()).setPort(ssh.port())
-            .setPrivateKeySecret(ssh.privateKeySecret()).setKnownHostsSecret(ssh.knownHostsSecret()))
-        .setReadyTimeoutSeconds(60L)
-        .setDrain(new DrainSpec().setTimeoutSeconds(60L).setDeleteEmptyDirData(true));
-  }
-
-  private static <T extends CustomResource<?, ?>> void awaitPhase(Class<T> type, String name, Map<String, String> before) {
-    estate.await(type.getSimpleName() + " " + name + " Succeeded", Duration.ofMinutes(8), () -> {
-      estate.sameMachines(before);
-      T resource = mgmt.resources(type).inNamespace(RealCapiBed.NAMESPACE).withName(name).get();
-      Object status = resource == null ? null : resource.getStatus();
-      UpgradePhase phase = status instanceof dev.inplace.worker.crd.UpgradeStatus s ? s.getPhase() : null;
-      if (phase == UpgradePhase.FAILED || phase == UpgradePhase.HALTED || phase == UpgradePhase.ABORTED) {
-        throw new AssertionError(name + " ended " + phase + ": " + ((dev.inplace.worker.crd.UpgradeStatus) status).getMessage()
-            + estate.summary());
-      }
-      return phase == UpgradePhase.SUCCEEDED;
-    });
+  /** Waits for the resource to end; fails at once when CAPI replaced a Machine meanwhile, and unless it Succeeded. */
+  private static <T extends CustomResource<?, UpgradeStatus>> void awaitSucceeded(Class<T> type, String name, Map<String, String> before) {
+    UpgradeStatus status = BedUpgradeResources.awaitEnd(estate, mgmt, type, name, Duration.ofMinutes(8),
+        () -> estate.sameMachines(before));
+    assertEquals(UpgradePhase.SUCCEEDED, status.getPhase(), name + ": " + status.getMessage() + estate.summary());
   }
 
   private static boolean allUpToDate() {

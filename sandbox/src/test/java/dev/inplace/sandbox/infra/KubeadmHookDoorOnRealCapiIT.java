@@ -14,20 +14,14 @@ import dev.inplace.testbed.TestCa;
 import dev.inplace.worker.InplaceWorker;
 import dev.inplace.worker.extension.CapiExtension;
 import dev.inplace.worker.extension.ExtensionOptions;
-import dev.inplace.workflows.api.SshSettings;
 import dev.inplace.workflows.api.WorkflowIds;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Base64;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -57,9 +51,6 @@ import org.junit.jupiter.api.io.TempDir;
 class KubeadmHookDoorOnRealCapiIT {
   static final String FROM = "v1.30.6";
   static final String TO = "v1.30.7";
-  static final ResourceDefinitionContext EXTENSION_CONFIGS = new ResourceDefinitionContext.Builder()
-      .withGroup("runtime.cluster.x-k8s.io").withVersion("v1beta2").withKind("ExtensionConfig").withPlural("extensionconfigs")
-      .withNamespaced(false).build();
 
   @TempDir static Path dir;
   static RealCapiBed bed;
@@ -80,7 +71,7 @@ class KubeadmHookDoorOnRealCapiIT {
     TestCa.Issued serving = bed.management().ca().server("inplace-extension");
     extension = CapiExtension.start(ExtensionOptions.loopback(serving.cert(), serving.key(), bed.management().ca().certificate()),
         mgmt, temporal.client(), WorkflowIds.TASK_QUEUE, artifacts);
-    registerExtension();
+    bed.registerExtension(extension.port());
     bed.seed(FROM, 3, 2);
   }
 
@@ -158,34 +149,6 @@ class KubeadmHookDoorOnRealCapiIT {
       assertEquals(TO, bed.workloadClient().nodes().withName(machine).get().getStatus().getNodeInfo().getKubeletVersion(), machine + "'s Node");
     }
     assertTrue(bed.capi().allAlive(), "every Cluster API manager still runs");
-  }
-
-  /** Registers the extension as deploy/extension does, with a url and caBundle in place of the Service and CA injection. */
-  static void registerExtension() {
-    SshSettings ssh = bed.ssh();
-    Map<String, Object> settings = new LinkedHashMap<>();
-    settings.put("sshUser", ssh.user());
-    settings.put("sshPort", Integer.toString(ssh.port()));
-    settings.put("sshKeySecret", "{cluster}-ssh-key");
-    settings.put("knownHostsSecret", "{cluster}-known-hosts");
-    settings.put("catalogueConfigMap", RealCapiBed.CATALOGUE);
-    settings.put("drainTimeoutSeconds", "60");
-    settings.put("readyTimeoutSeconds", "60");
-    settings.put("retryAfterSeconds", "2");
-    GenericKubernetesResource config = new GenericKubernetesResource();
-    config.setApiVersion("runtime.cluster.x-k8s.io/v1beta2");
-    config.setKind("ExtensionConfig");
-    config.setMetadata(new ObjectMetaBuilder().withName("inplace").build());
-    config.setAdditionalProperty("spec", Map.of(
-        "clientConfig", Map.of("url", "https://127.0.0.1:" + extension.port() + "/inplace",
-            "caBundle", Base64.getEncoder().encodeToString(bed.management().ca().certificatePem().getBytes(StandardCharsets.UTF_8))),
-        "namespaceSelector", Map.of("matchLabels", Map.of(RealCapiBed.OPT_IN_LABEL, "true")),
-        "settings", settings));
-    mgmt.genericKubernetesResources(EXTENSION_CONFIGS).resource(config).create();
-    estate.await("the core manager discovers the extension's three handlers", Duration.ofMinutes(2), () -> {
-      Object handlers = CapiEstate.status(mgmt.genericKubernetesResources(EXTENSION_CONFIGS).withName("inplace").get()).get("handlers");
-      return handlers instanceof List<?> list && list.size() == 3;
-    });
   }
 
   static WorkflowExecutionStatus runStatus(String workflowId) {
