@@ -55,6 +55,11 @@ public final class SandboxMain {
     }
     DemoOptions options;
     try {
+      if (dev.inplace.sandbox.demo.RealKubeDemo.wanted(Arrays.asList(rest))) {
+        System.exit(realKubeDemo(dev.inplace.sandbox.demo.RealKubeDemo.parse(Arrays.asList(rest)), System.out) ? 0 : 1);
+        return;
+      }
+      rest = dev.inplace.sandbox.demo.RealKubeDemo.withoutKube(rest);
       options = DemoOptions.parse(rest);
     } catch (IllegalArgumentException e) {
       System.err.println("inplace demo: " + e.getMessage());
@@ -112,6 +117,20 @@ public final class SandboxMain {
     } catch (LocalStack.StackException e) {
       System.err.println("inplace bench: " + e.getMessage());
       return 1;
+    }
+  }
+
+  /** The demo on the test bed's real API servers and Cluster API ({@code --kube real}); true if every node was upgraded in place. */
+  private static boolean realKubeDemo(dev.inplace.sandbox.demo.RealKubeDemo.Options options, PrintStream out) throws Exception {
+    Path dir = Files.createTempDirectory("inplace-demo-real-");
+    try {
+      DemoSummary summary = dev.inplace.sandbox.demo.RealKubeDemo.run(options, dir, out);
+      if (options.json()) {
+        out.println(new ObjectMapper().writeValueAsString(summary));
+      }
+      return summary.allUpgraded();
+    } finally {
+      deleteTree(dir);
     }
   }
 

@@ -140,6 +140,25 @@ public final class CapiManagers implements AutoCloseable {
     return version;
   }
 
+  /**
+   * The version the running core manager reports of itself: the {@code Version: ...} line it logs
+   * at start-up (from the version ldflags build.sh sets). Empty when it has not logged one.
+   */
+  public java.util.Optional<String> runningVersion() {
+    java.util.regex.Pattern line = java.util.regex.Pattern.compile("Version: (v[0-9][0-9A-Za-z.+-]*)");
+    for (LocalProcess p : processes) {
+      if (!p.logFile().getFileName().toString().startsWith("capi-manager")) {
+        continue;
+      }
+      try (java.util.stream.Stream<String> lines = Files.lines(p.logFile())) {
+        return lines.map(line::matcher).filter(java.util.regex.Matcher::find).map(m -> m.group(1)).findFirst();
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read " + p.logFile(), e);
+      }
+    }
+    return java.util.Optional.empty();
+  }
+
   /** True while every manager process runs. */
   public boolean allAlive() {
     return processes.stream().allMatch(LocalProcess::isAlive);

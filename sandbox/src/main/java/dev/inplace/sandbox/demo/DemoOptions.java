@@ -170,6 +170,10 @@ public record DemoOptions(
         --bin-dir PATH         the resources name an administrator's InplaceHostProfile with this binDir; one
                                outside the distribution's own (e.g. /run/evil) is refused (InvalidRequest)
                                before any SSH session (docs/security.md, H1); crs mode, in-process only
+        --kube K               mock (default): the fabric8 mock API server and the sandbox's CAPI simulator;
+                               real: the test bed's real API servers and Cluster API managers (kubeadm,
+                               3 control planes and 2 workers, v1.30.6 -> v1.30.7; takes --distribution
+                               kubeadm, --mode crs|extension, --from, --to, --json; docs/testbed.md)
         --json                 end with one JSON line summarising the run
         --keep                 keep the estate directory for inspection
       """
