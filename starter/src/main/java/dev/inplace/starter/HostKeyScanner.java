@@ -31,6 +31,18 @@ final class HostKeyScanner {
   static final List<String> ALGORITHMS =
       List.of("ssh-ed25519", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521", "rsa-sha2-512");
 
+  private static final net.schmizz.sshj.common.LoggerFactory QUIET = new net.schmizz.sshj.common.LoggerFactory() {
+    @Override
+    public org.slf4j.Logger getLogger(String name) {
+      return org.slf4j.helpers.NOPLogger.NOP_LOGGER;
+    }
+
+    @Override
+    public org.slf4j.Logger getLogger(Class<?> clazz) {
+      return org.slf4j.helpers.NOPLogger.NOP_LOGGER;
+    }
+  };
+
   private final Duration timeout;
   private final Map<String, DefaultConfig> configs = new LinkedHashMap<>();
 
@@ -42,6 +54,9 @@ final class HostKeyScanner {
     this.timeout = timeout;
     for (String algorithm : ALGORITHMS) {
       DefaultConfig config = new DefaultConfig();
+      // sshj logs every refused key and unmatched algorithm as an ERROR: here they are the expected
+      // end of each exchange, and what went wrong is reported by scan() itself.
+      config.setLoggerFactory(QUIET);
       config.setKeyAlgorithms(config.getKeyAlgorithms().stream().filter(f -> f.getName().equals(algorithm)).toList());
       configs.put(algorithm, config);
     }
