@@ -27,12 +27,12 @@ final class HostsCommand {
   @Mixin InplaceCli.HelpOption help;
 
   @Command(name = "scan", description = {
-      "Read each Machine's SSH host keys (address: first InternalIP, else ExternalIP, of status.addresses),",
-      "show their SHA256 fingerprints, and write the keys a trusted source confirms to the cluster's",
-      "known_hosts Secret (data key known_hosts; lines of other hosts are kept). Sources: --expect/--expect-file",
-      "(fingerprints you checked on the hosts), --from-node-annotations (keys each node published with its own",
-      "credentials; deploy/bootstrap), or your answer at a terminal. A key no source confirms is never written:",
-      "one unconfirmed, mismatched or silent host and nothing is written (exit 1)."})
+      "Read each Machine's SSH host keys (at the first InternalIP, else ExternalIP, of status.addresses),",
+      "show their SHA256 fingerprints and write the keys a trust source confirms to the cluster's",
+      "known_hosts Secret (data key known_hosts; other hosts' lines are kept). Sources: --expect or",
+      "--expect-file (fingerprints you checked on the hosts), --from-node-annotations (keys each node",
+      "published with its own credentials: deploy/bootstrap), or your yes at a terminal. A key no source",
+      "confirms is never written: one unconfirmed, mismatched or silent host and nothing is (exit 1)."})
   static final class Scan implements Callable<Integer> {
     private static final java.util.regex.Pattern SECRET_NAME = java.util.regex.Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
 
