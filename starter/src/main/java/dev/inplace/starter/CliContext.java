@@ -30,6 +30,8 @@ final class CliContext implements AutoCloseable {
   /** The management cluster for read-only views, from a kubeconfig path (null: KUBECONFIG, then ~/.kube/config). */
   private Function<String, KubernetesClient> kubernetesConnector = CliContext::operatorKubeconfig;
   private KubernetesClient kubernetes;
+  /** Asks the operator at the terminal: the answer, or empty when there is no terminal (tests: a scripted one). */
+  private Function<String, java.util.Optional<String>> terminal = CliContext::console;
 
   CliContext(PrintStream out, String taskQueue, long pollMillis, Supplier<WorkflowClient> connector) {
     this.out = out;
@@ -90,6 +92,33 @@ final class CliContext implements AutoCloseable {
   CliContext withKubernetes(Function<String, KubernetesClient> connector) {
     this.kubernetesConnector = connector;
     return this;
+  }
+
+  /** Questions go to {@code terminal} instead of the console (tests). */
+  CliContext withTerminal(Function<String, java.util.Optional<String>> terminal) {
+    this.terminal = terminal;
+    return this;
+  }
+
+  /** The operator's answer to {@code prompt} at the terminal; empty when the CLI does not run at one. */
+  java.util.Optional<String> ask(String prompt) {
+    return terminal.apply(prompt);
+  }
+
+  /** The console's answer, when stdin and stdout are a terminal (JDK 22+ also has a console when redirected: asked). */
+  private static java.util.Optional<String> console(String prompt) {
+    java.io.Console console = System.console();
+    if (console == null) {
+      return java.util.Optional.empty();
+    }
+    try {
+      if (!(Boolean) java.io.Console.class.getMethod("isTerminal").invoke(console)) {
+        return java.util.Optional.empty();
+      }
+    } catch (ReflectiveOperationException e) {
+      // Before JDK 22 a console exists only at a terminal.
+    }
+    return java.util.Optional.ofNullable(console.readLine("%s", prompt));
   }
 
   /** The management cluster, as the operator's kubeconfig reaches it; made on first use. */

@@ -2,14 +2,12 @@ package dev.inplace.starter;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -31,7 +29,6 @@ final class ClusterDescriber {
   static final String DEPLOYMENT_LABEL = "cluster.x-k8s.io/deployment-name";
   static final String INPLACE_GROUP = "upgrade.inplace.dev";
   static final String INPLACE_VERSION = "v1alpha1";
-  static final int WORKLOAD_TIMEOUT_MILLIS = 10_000;
 
   private final KubernetesClient management;
 
@@ -140,23 +137,13 @@ final class ClusterDescriber {
 
   /** The workload cluster's nodes by name; empty, with the reason in {@code error[0]}, when unreadable. */
   private Map<String, Node> workloadNodes(String namespace, String name, String[] error) {
-    String secretName = name + "-kubeconfig";
-    Secret secret = management.secrets().inNamespace(namespace).withName(secretName).get();
-    String source = "Secret " + namespace + "/" + secretName;
-    if (secret == null || secret.getData() == null || secret.getData().get("value") == null) {
-      error[0] = source + " not found or has no data key 'value'";
-      return Map.of();
-    }
     Config config;
     try {
-      config = WorkloadKubeconfig.parse(Base64.getDecoder().decode(secret.getData().get("value")), source);
-    } catch (WorkloadKubeconfig.Refused | IllegalArgumentException e) {
+      config = WorkloadKubeconfig.fromSecret(management, namespace, name);
+    } catch (WorkloadKubeconfig.Refused e) {
       error[0] = e.getMessage();
       return Map.of();
     }
-    config.setRequestRetryBackoffLimit(0);
-    config.setConnectionTimeout(WORKLOAD_TIMEOUT_MILLIS);
-    config.setRequestTimeout(WORKLOAD_TIMEOUT_MILLIS);
     try (KubernetesClient workload = new KubernetesClientBuilder().withConfig(config).build()) {
       Map<String, Node> byName = new HashMap<>();
       for (Node n : workload.nodes().list().getItems()) {

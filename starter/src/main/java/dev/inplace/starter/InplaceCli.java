@@ -18,7 +18,8 @@ import picocli.CommandLine.Spec;
 /**
  * The {@code inplace} command line: starts ControlPlaneUpgrade and WorkersUpgrade runs, shows and
  * follows their progress, and sends the operator Updates. Talks to Temporal (client side); the
- * read-only views ({@code describe}) also read the management cluster with the operator's kubeconfig.
+ * read-only views ({@code describe}) also read the management cluster with the operator's kubeconfig,
+ * and {@code hosts scan} writes the confirmed SSH host keys to a cluster's known_hosts Secret.
  * Exit codes: 0 ok, 1 the run failed or the command was refused, 2 usage, 3 cannot connect.
  */
 @Command(name = "inplace", versionProvider = InplaceCli.Version.class,
@@ -38,6 +39,7 @@ import picocli.CommandLine.Spec;
         DescribeCommand.class,
         PlanCommand.class,
         HistoryCommand.class,
+        HostsCommand.class,
         InplaceCli.Completion.class,
         HelpCommand.class},
     footerHeading = "%n",

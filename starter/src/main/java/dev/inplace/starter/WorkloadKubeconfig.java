@@ -19,6 +19,34 @@ final class WorkloadKubeconfig {
 
   private WorkloadKubeconfig() {}
 
+  /** How long a request to a workload cluster may take. */
+  static final int TIMEOUT_MILLIS = 10_000;
+
+  /**
+   * The client config of {@code cluster}'s workload cluster, from its CAPI Secret {@code
+   * <cluster>-kubeconfig} (data key {@code value}) in the management cluster, without retries and
+   * with {@link #TIMEOUT_MILLIS}; a {@link Refused} naming the Secret when it is missing or refused.
+   */
+  static Config fromSecret(io.fabric8.kubernetes.client.KubernetesClient management, String namespace, String cluster) {
+    String secretName = cluster + "-kubeconfig";
+    io.fabric8.kubernetes.api.model.Secret secret = management.secrets().inNamespace(namespace).withName(secretName).get();
+    String source = "Secret " + namespace + "/" + secretName;
+    if (secret == null || secret.getData() == null || secret.getData().get("value") == null) {
+      throw new Refused(source + " not found or has no data key 'value'");
+    }
+    byte[] kubeconfig;
+    try {
+      kubeconfig = java.util.Base64.getDecoder().decode(secret.getData().get("value"));
+    } catch (IllegalArgumentException e) {
+      throw new Refused(source + " data key 'value' is not base64");
+    }
+    Config config = parse(kubeconfig, source);
+    config.setRequestRetryBackoffLimit(0);
+    config.setConnectionTimeout(TIMEOUT_MILLIS);
+    config.setRequestTimeout(TIMEOUT_MILLIS);
+    return config;
+  }
+
   /** The client config of {@code kubeconfig}, or a {@link Refused} naming what was refused (never the content). */
   static Config parse(byte[] kubeconfig, String source) {
     Object document;

@@ -17,8 +17,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A real Kubernetes control plane on loopback, built by the test bed: etcd, kube-apiserver (RBAC
- * authorizer, the test CA's client certificates and service-account tokens as authentication) and
+ * A real Kubernetes control plane on loopback, built by the test bed: etcd, kube-apiserver (Node and
+ * RBAC authorizers and the NodeRestriction admission plugin, as kubeadm sets them up, so a node's
+ * identity {@code system:node:<name>} may write only its own Node; the test CA's client
+ * certificates and service-account tokens as authentication) and
  * kube-controller-manager running only the controllers the proofs need (disruption for
  * PodDisruptionBudget status, garbage collection, namespace deletion, service accounts). No
  * node-lifecycle controller runs, so nodes registered by the kubelet simulator are never tainted.
@@ -88,7 +90,8 @@ public final class KubeControlPlane implements AutoCloseable {
         "--service-account-key-file", serviceAccount.cert().toString(),
         "--service-account-signing-key-file", serviceAccount.key().toString(),
         "--service-account-issuer", "https://kubernetes.default.svc.cluster.local",
-        "--service-cluster-ip-range", "10.96.0.0/16", "--authorization-mode", "RBAC", "--allow-privileged=true",
+        "--service-cluster-ip-range", "10.96.0.0/16", "--authorization-mode", "Node,RBAC", "--enable-admission-plugins", "NodeRestriction",
+        "--allow-privileged=true",
         "--cert-dir", dir.resolve("apiserver-certs").toString(), "--profiling=false"));
     LocalProcess apiServer = LocalProcess.start(name + "-kube-apiserver", apiArgs, dir);
     HttpClient adminHttp = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
