@@ -79,6 +79,10 @@ class RunbookCommandsIT {
       "--fail", "worker-a-1:verify", "--fail", "worker-a-2:verify", "--fail", "worker-b-0:stage",
       "--fail", "worker-c-0:verify");
   private static final Duration CLI_TIMEOUT = Duration.ofSeconds(60);
+  /** The blocks of docs/runbook.md this test runs: all of them ({@link RunbookBlocksTest} holds the page to it). */
+  static final Set<String> BLOCKS_RUN = Set.of(
+      "list", "node-run", "run-progress", "pause", "resume", "retry", "skip", "abort", "reset", "terminate",
+      "left-running", "permit");
   /** Every block run, with its variables, exit status and output, kept for a look after the test. */
   private static final Path TRANSCRIPT = Path.of("target", "runbook-commands-transcript.txt");
 
@@ -86,6 +90,7 @@ class RunbookCommandsIT {
 
   private final DemoOptions options = DemoOptions.parse(ESTATE_ARGS.toArray(String[]::new));
   private final StringBuilder transcript = new StringBuilder();
+  private final Set<String> ran = new java.util.TreeSet<>();
   private WorkflowServiceStubs service;
   private WorkflowClient client;
   private RemoteEstate estate;
@@ -102,6 +107,8 @@ class RunbookCommandsIT {
       estate = RemoteEstate.open(layout);
       try {
         scenario(blocks);
+        assertEquals(new java.util.TreeSet<>(blocks.names()), ran, "every block of the page was run");
+        assertEquals(new java.util.TreeSet<>(BLOCKS_RUN), ran);
         transcript.append("--- marks at the end ---\n");
         estate.report().nodes().forEach(n -> transcript.append(n.name()).append(' ').append(n.marks()).append('\n'));
         transcript.append("--- the reset run's history ---\n").append(run(blocks, "node-run",
@@ -278,6 +285,7 @@ class RunbookCommandsIT {
   /** Runs a block of the page with bash, as an operator would paste it; fails unless it exits 0. */
   private String run(RunbookBlocks blocks, String name, Map<String, String> variables) throws Exception {
     Cli result = cli(blocks.block(name), variables);
+    ran.add(name);
     assertEquals(0, result.exit(), "block " + name + " failed:\n" + result.output());
     return result.output();
   }
