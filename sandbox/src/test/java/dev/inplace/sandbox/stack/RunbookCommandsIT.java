@@ -113,7 +113,7 @@ class RunbookCommandsIT {
         estate.report().nodes().forEach(n -> transcript.append(n.name()).append(' ').append(n.marks()).append('\n'));
         transcript.append("--- the reset run's history ---\n").append(run(blocks, "node-run",
             Map.of("NODE_RUN", childId("worker-a-2"))));
-      } catch (AssertionError | RuntimeException e) {
+      } catch (AssertionError | Exception e) {
         throw new AssertionError(e.getMessage() + "\n--- transcript ---\n" + transcript
             + "\n--- worker log ---\n" + LocalStack.tailOf(Files.readString(layout.log(StackLayout.worker(1)))), e);
       } finally {
