@@ -18,6 +18,7 @@ if command -v go >/dev/null 2>&1; then
     || need "Go 1.24 or newer (found go$gov)" "install a newer Go from https://go.dev/doc/install"
 fi
 [ -x /usr/sbin/sshd ] || need "OpenSSH's sshd at /usr/sbin/sshd (the host tests run real sshd processes)" "apt-get install -y openssh-server"
+command -v jq >/dev/null 2>&1 || need "jq (docs/runbook.md's reset command reads the CLI's JSON with it; RunbookCommandsIT runs it)" "apt-get install -y jq"
 [ -x /usr/bin/chromium ] || need "Debian's Chromium at /usr/bin/chromium (TemporalUiIT drives the Temporal Web UI in it)" "apt-get install -y chromium"
 for tool in ssh-keygen openssl sha256sum tar; do
   command -v "$tool" >/dev/null 2>&1 || need "$tool" "apt-get install -y $( [ "$tool" = ssh-keygen ] && echo openssh-client || { [ "$tool" = sha256sum ] && echo coreutils || echo "$tool"; })"

@@ -91,6 +91,7 @@ public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
   private final OperatorControls controls = new OperatorControls(RunSearchAttributes.KIND_WORKERS, book, rules, threads);
   private final NodeEndReports endReports = new NodeEndReports();
   private final HandedOverChildren followers = new HandedOverChildren(book, threads, endReports, children);
+  private final ResetChildren resets = new ResetChildren(book, threads);
   private final int configuredHistoryLimit;
   private final Duration configuredProbeInterval;
   /** Whether this run hands its children over at continue-as-new ({@link #HAND_OVER_CHANGE}); set in begin. */
@@ -318,5 +319,10 @@ public class WorkersUpgradeWorkflowImpl implements WorkersUpgradeWorkflow {
   @Override public void validateSkipNode(String node) { controls.validateSkipNode(node); }
   @Override public UpgradeProgress progress() { return status.progress(); }
   @Override public void nodeStaged(String node) { threads.staged(node); }
-  @Override public void nodeEnded(NodeEnd end) { endReports.accept(end); }
+  @Override
+  public void nodeEnded(NodeEnd end) {
+    if (!resets.take(end)) {
+      endReports.accept(end);
+    }
+  }
 }

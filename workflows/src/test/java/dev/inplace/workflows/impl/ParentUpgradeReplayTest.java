@@ -104,6 +104,7 @@ class ParentUpgradeReplayTest {
         Arguments.of("workers-upgrade-handed-over-first-run.json", WorkersUpgradeWorkflowImpl.HAND_OVER_CHANGE),
         Arguments.of("workers-upgrade-handed-over-next-run.json", WorkersUpgradeWorkflowImpl.HAND_OVER_CHANGE),
         Arguments.of(EndOnReportTest.FIXTURE, ChildEnds.END_ON_REPORT_CHANGE),
+        Arguments.of(ResetChildTest.FIXTURE, ResetChildren.ADOPT_RESET_CHILD_CHANGE),
         Arguments.of(KubeadmControlPlaneUpgradeTest.RETRIED_WHILE_UNMARKING, NodeLoop.START_AFTER_OLD_THREAD_CHANGE));
   }
 
