@@ -101,7 +101,8 @@ final class EventDiff {
 
   private static String haltedHint(UpgradeStatus after) {
     List<String> ids = workflowIds(after);
-    return ids.isEmpty() ? "" : " (temporal workflow update execute --workflow-id " + ids.get(0) + " --name retryNode|skipNode|abort)";
+    return ids.isEmpty() ? "" : " (temporal workflow update execute --workflow-id " + ids.get(0)
+        + " --name retryNode|skipNode --input '\"NODE\"', or --name abort; docs/runbook.md)";
   }
 
   private static List<String> workflowIds(UpgradeStatus status) {
