@@ -822,13 +822,15 @@ class BadInputCampaignTest {
         root -> { },
         host -> {
           int secretsBefore = SECRET_READS.get();
+          long sessionsBefore = hostEstate.sshSessions().orElseThrow();
           String other = host.address().equals("127.0.0.93") ? "127.0.0.94" : "127.0.0.93";
           try {
             return hostSteps.inspectHost(new HostActivities.HostInspectRequest(new HostAccess(host.secretNamespace(),
                 host.nodeName(), other, host.ssh(), host.clusterName(), host.machineName()), Distribution.K3S,
                 NodeRole.WORKER, k3s, List.of()));
           } finally {
-            assertEquals(secretsBefore, SECRET_READS.get(), "Secrets read (and so SSH connections made)");
+            assertEquals(secretsBefore, SECRET_READS.get(), "Secrets read");
+            assertEquals(sessionsBefore, hostEstate.sshSessions().orElseThrow(), "SSH sessions on the sandbox hosts");
           }
         },
         "HostAccessMismatch: address 127.0.0.9", Set.of());
