@@ -46,7 +46,6 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -168,7 +167,7 @@ class HandStartedNodeUpgradeIT {
         if (System.nanoTime() > deadline) {
           throw notYetServing;
         }
-        Thread.sleep(Duration.ofMillis(500));
+        Thread.sleep(500);
       }
     }
   }
