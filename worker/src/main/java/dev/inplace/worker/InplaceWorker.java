@@ -4,6 +4,7 @@ import dev.inplace.activities.artifacts.ArtifactSourcePolicy;
 import dev.inplace.worker.intake.ArtifactSettings;
 import dev.inplace.activities.artifacts.ArtifactCache;
 import dev.inplace.activities.capi.ClusterApiActivitiesImpl;
+import dev.inplace.activities.capi.HostAuthority;
 import dev.inplace.activities.host.HostActivitiesImpl;
 import dev.inplace.activities.host.HostDistribution;
 import dev.inplace.activities.host.PlanActivitiesImpl;
@@ -79,7 +80,8 @@ public final class InplaceWorker implements AutoCloseable {
         NodeUpgradeWorkflowImpl.class, ControlPlaneUpgradeWorkflowImpl.class, WorkersUpgradeWorkflowImpl.class,
         PlanWorkflowImpl.class);
     worker.registerActivitiesImplementations(
-        new HostActivitiesImpl(ssh, new ArtifactCache(artifactCache, artifacts), HostDistribution.all()),
+        new HostActivitiesImpl(ssh, new HostAuthority(management), new ArtifactCache(artifactCache, artifacts),
+            HostDistribution.all()),
         new NodeActivitiesImpl(kubeClients),
         new ClusterApiActivitiesImpl(kubeClients),
         new PlanActivitiesImpl());

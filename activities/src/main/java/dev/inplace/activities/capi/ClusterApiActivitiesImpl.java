@@ -13,6 +13,7 @@ import dev.inplace.activities.kube.KubeMdc;
 import dev.inplace.workflows.api.ClusterApiActivities;
 import dev.inplace.workflows.api.ClusterInventory;
 import dev.inplace.workflows.api.ClusterRef;
+import dev.inplace.workflows.api.HostAccess;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -92,6 +93,21 @@ public final class ClusterApiActivitiesImpl implements ClusterApiActivities {
             .toList();
     return new ClusterInventory(
         inventory.cluster(), inventory.controlPlane(), inventory.controlPlaneVersion(), machines, inventory.pools());
+  }
+
+  @Override
+  public void confirmHostAccess(HostAccessCheck request) {
+    if (request == null || request.host() == null) {
+      throw invalid("host is required");
+    }
+    HostAccess host = request.host();
+    call("confirmHostAccess", new String[] {"cluster", host.clusterForLogs(), "node", host.nodeName()}, () -> {
+      HostAccess confirmed = new HostAuthority(clients.management())
+          .confirm(host, request.distribution(), request.profile());
+      log.info("host access confirmed: Machine {}/{} at {}", confirmed.secretNamespace(), confirmed.machineName(),
+          confirmed.address());
+      return confirmed;
+    });
   }
 
   @Override

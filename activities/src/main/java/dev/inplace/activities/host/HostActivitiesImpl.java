@@ -1,6 +1,7 @@
 package dev.inplace.activities.host;
 
 import dev.inplace.activities.artifacts.ArtifactCache;
+import dev.inplace.activities.capi.HostAuthority;
 import dev.inplace.activities.support.StepHeartbeat;
 import dev.inplace.activities.ssh.HostConnection;
 import dev.inplace.activities.ssh.ScriptDeadline;
@@ -36,6 +37,9 @@ import org.slf4j.MDC;
  * Host steps over SSH, for each distribution it is given a {@link HostDistribution} strategy for:
  * every request names its distribution and gets that one's scripts. Every step is a rendered script that observes before it
  * acts, so each method can run again after a crash or a retry and finish the job or report it done.
+ * Before it reads a Secret or connects, each step has {@link HostAuthority} confirm the host, SSH
+ * settings and layout its request names against the management cluster, and then uses what was
+ * confirmed (issue 34, H4: a workflow input is not authority).
  */
 public final class HostActivitiesImpl implements HostActivities {
   private static final Logger log = LoggerFactory.getLogger(HostActivitiesImpl.class);
@@ -51,19 +55,23 @@ public final class HostActivitiesImpl implements HostActivities {
   private static final Pattern SNAPSHOT_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._+-]{0,99}");
 
   private final SshConnector ssh;
+  private final HostAuthority authority;
   private final ArtifactCache cache;
   private final KairosReboot reboots;
   private final Map<Distribution, HostDistribution> distributions = new EnumMap<>(Distribution.class);
   private final Map<Distribution, HostScripts> scripts = new EnumMap<>(Distribution.class);
 
   /** Host steps for one distribution only. */
-  public HostActivitiesImpl(SshConnector ssh, ArtifactCache cache, HostDistribution distribution) {
-    this(ssh, cache, List.of(distribution));
+  public HostActivitiesImpl(
+      SshConnector ssh, HostAuthority authority, ArtifactCache cache, HostDistribution distribution) {
+    this(ssh, authority, cache, List.of(distribution));
   }
 
   /** Host steps for each of {@code distributions} (at most one strategy per distribution). */
-  public HostActivitiesImpl(SshConnector ssh, ArtifactCache cache, List<HostDistribution> distributions) {
+  public HostActivitiesImpl(
+      SshConnector ssh, HostAuthority authority, ArtifactCache cache, List<HostDistribution> distributions) {
     this.ssh = ssh;
+    this.authority = java.util.Objects.requireNonNull(authority, "authority");
     this.cache = cache;
     this.reboots = new KairosReboot(ssh);
     for (HostDistribution d : distributions) {
@@ -110,7 +118,7 @@ public final class HostActivitiesImpl implements HostActivities {
     requireUniqueNames(request.artifacts());
     String service = request.profile().serviceFor(request.role());
     return onHost(
-        request.host(),
+        confirmed(request.host(), request.distribution(), request.profile()),
         conn -> {
           ScriptOutput out =
               conn.run(
@@ -137,7 +145,7 @@ public final class HostActivitiesImpl implements HostActivities {
     Set<String> doneBefore = new HashSet<>(heartbeat.resume().done());
     HostProfile profile = request.profile();
     return onHost(
-        request.host(),
+        confirmed(request.host(), request.distribution(), profile),
         heartbeat::progress,
         conn -> {
           List<String> alreadyPresent = new ArrayList<>();
@@ -205,7 +213,7 @@ public final class HostActivitiesImpl implements HostActivities {
     requireValidFiles(existing);
     requireUniqueBasenames(existing);
     return onHost(
-        request.host(),
+        confirmed(request.host(), request.distribution(), request.profile()),
         conn -> {
           ScriptOutput out =
               conn.run(scripts.backup(request.profile(), existing), UpgradeFailures.BACKUP_FAILED);
@@ -224,7 +232,7 @@ public final class HostActivitiesImpl implements HostActivities {
     HostScripts scripts = scripts(request.distribution(), request.profile());
     requireUniqueNames(request.artifacts());
     return onHost(
-        request.host(),
+        confirmed(request.host(), request.distribution(), request.profile()),
         conn -> {
           ScriptOutput out =
               conn.run(
@@ -256,7 +264,7 @@ public final class HostActivitiesImpl implements HostActivities {
     }
     HostScripts scripts = scripts(request.distribution(), request.profile());
     return onHost(
-        request.host(),
+        confirmed(request.host(), request.distribution(), request.profile()),
         conn -> {
           ScriptOutput out =
               conn.run(
@@ -282,24 +290,26 @@ public final class HostActivitiesImpl implements HostActivities {
     if (request.service() == null || !SERVICE.matcher(request.service()).matches()) {
       throw invalid("service must be a systemd unit name, got '" + request.service() + "'");
     }
+    HostAccess host = authority.confirmService(request.host(), strategy(request.distribution()).distribution(),
+        request.service());
     ScriptDeadline budget = ScriptDeadline.after(scriptBudget());
     Optional<RebootProgress> resumed = rebootInProgress();
     if (resumed.isPresent()) {
       // An earlier attempt rebooted this host (its worker may have crashed meanwhile): wait for it.
-      log.info("restart: {} resuming the wait for the reboot from boot {}", request.host().nodeName(),
+      log.info("restart: {} resuming the wait for the reboot from boot {}", host.nodeName(),
           resumed.get().fromBoot());
-      return withNode(request.host(), () -> reboots.awaitReturn(request.host(), scripts, request.service(),
+      return withNode(host, () -> reboots.awaitReturn(host, scripts, request.service(),
           resumed.get().fromBoot(), budget, HostActivitiesImpl::heartbeat));
     }
     ScriptOutput out =
-        onHost(request.host(), conn -> conn.run(scripts.restart(request.service()), UpgradeFailures.SERVICE_RESTART_FAILED));
+        onHost(host, conn -> conn.run(scripts.restart(request.service()), UpgradeFailures.SERVICE_RESTART_FAILED));
     if (KairosReboot.pending(out)) {
       // A Kairos OS image (or its rollback) waits for a reboot: reboot instead of restarting.
-      return withNode(request.host(), () -> reboots.reboot(request.host(), scripts, request.service(), out, budget,
+      return withNode(host, () -> reboots.reboot(host, scripts, request.service(), out, budget,
           HostActivitiesImpl::heartbeat));
     }
     boolean active = "true".equals(out.value("service_active"));
-    withNode(request.host(), () -> {
+    withNode(host, () -> {
       log.info("restart: service={} active={}", request.service(), active);
       return null;
     });
@@ -312,7 +322,7 @@ public final class HostActivitiesImpl implements HostActivities {
     requireValidFiles(request.previous());
     requireUniqueBasenames(request.previous().stream().filter(f -> f.sha256() != null).toList());
     return onHost(
-        request.host(),
+        confirmed(request.host(), request.distribution(), request.profile()),
         conn -> {
           ScriptOutput out =
               conn.run(
@@ -345,8 +355,9 @@ public final class HostActivitiesImpl implements HostActivities {
               + request.name()
               + "'");
     }
+    HostAccess host = confirmed(request.host(), request.distribution(), request.profile());
     return onHost(
-        request.host(),
+        host,
         conn -> {
           ScriptOutput out =
               conn.run(
@@ -359,7 +370,7 @@ public final class HostActivitiesImpl implements HostActivities {
                 "etcd snapshot "
                     + request.name()
                     + " on "
-                    + request.host().nodeName()
+                    + host.nodeName()
                     + ": the snapshot script reported no file");
           }
           EtcdSnapshotResult result =
@@ -393,6 +404,11 @@ public final class HostActivitiesImpl implements HostActivities {
     }
     log.info("artifacts verified in the worker cache: {}", verified);
     return new ArtifactCheckResult(verified);
+  }
+
+  /** The host a request names, as the management cluster confirms it ({@link HostAuthority}). */
+  private HostAccess confirmed(HostAccess asked, Distribution requested, HostProfile profile) {
+    return authority.confirm(asked, strategy(requested).distribution(), profile);
   }
 
   /**

@@ -1,5 +1,8 @@
 package dev.inplace.activities.host;
 
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import dev.inplace.activities.capi.HostAuthority;
 import static dev.inplace.activities.ssh.FailureAssertions.assertFailure;
 import static dev.inplace.activities.ssh.FailureAssertions.assertNoKeyMaterial;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -57,7 +60,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The k3s host steps against a simulated node reached over real SSH and SFTP. */
+@EnableKubernetesMockClient(crud = true)
 class HostActivitiesIT {
+  static KubernetesClient management;
+
   private static final HostProfile PROFILE = HostProfile.k3sDefaults();
   private static final byte[] OLD_K3S =
       "#!/bin/bash\necho 'k3s version v1.30.4+k3s1 (abc)'\necho 'go version go1.22.5'\n"
@@ -80,9 +86,13 @@ class HostActivitiesIT {
   void setUp() throws Exception {
     node = new SimulatedNode(Files.createDirectories(work.resolve("node")));
     host = node.access("root");
+    // The Machine the host steps confirm the request against; the request names no Machine (as
+    // inputs from before the field), so it is found by its Node.
+    dev.inplace.activities.capi.HostRecords.machine(management, host.secretNamespace(), "edge", "edge-machine-1",
+        host.nodeName(), host.address());
     activities =
         new HostActivitiesImpl(
-            node.connector(), new ArtifactCache(work.resolve("cache"), dev.inplace.activities.artifacts.ArtifactSourcePolicy.mirror(work.resolve("releases"))), HostDistribution.k3s());
+            node.connector(), new HostAuthority(management), new ArtifactCache(work.resolve("cache"), dev.inplace.activities.artifacts.ArtifactSourcePolicy.mirror(work.resolve("releases"))), HostDistribution.k3s());
     Path releases = Files.createDirectories(work.resolve("releases"));
     k3s =
         new Artifact(

@@ -1,5 +1,8 @@
 package dev.inplace.activities.host;
 
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import dev.inplace.activities.capi.HostAuthority;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -26,7 +29,10 @@ import org.junit.jupiter.api.io.TempDir;
  * An activity does not take a workflow input's word for the host profile (issue 34): a directory
  * outside the allowlist is refused, non-retryable, before any Secret is read or SSH connection made.
  */
+@EnableKubernetesMockClient(crud = true)
 class HostActivitiesRefuseHostPathsTest {
+  static KubernetesClient management;
+
   @TempDir Path dir;
 
   @Test
@@ -37,6 +43,7 @@ class HostActivitiesRefuseHostPathsTest {
           secretReads.incrementAndGet();
           throw new AssertionError("no Secret may be read for a refused profile");
         }, SshClientOptions.defaults()),
+        new HostAuthority(management),
         new ArtifactCache(dir, ArtifactSourcePolicy.httpsOnly()), HostDistribution.k3s());
     HostProfile k3s = HostProfile.k3sDefaults();
     HostProfile rootfs = new HostProfile("/run/containerd/io.containerd.runtime.v2.task/k8s.io/0a1b/rootfs/bin",

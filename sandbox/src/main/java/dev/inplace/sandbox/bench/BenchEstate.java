@@ -83,6 +83,11 @@ final class BenchEstate {
       }
 
       @Override
+      public void confirmHostAccess(HostAccessCheck request) {
+        throw new UnsupportedOperationException("the benchmark's node upgrades are simulated");
+      }
+
+      @Override
       public MachineRecordResult recordMachineUpgrade(MachineRecordRequest request) {
         throw new UnsupportedOperationException("the benchmark's node upgrades are simulated");
       }

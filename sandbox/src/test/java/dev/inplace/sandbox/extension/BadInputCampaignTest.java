@@ -4,15 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.reset;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.Mockito.atLeast;
+import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.verifyNoInteractions;
+import static org.mockito.Mockito.verifyNoMoreInteractions;
 import static org.mockito.Mockito.withSettings;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inplace.activities.artifacts.ArtifactCache;
+import dev.inplace.activities.capi.HostAuthority;
 import dev.inplace.activities.host.HostActivitiesImpl;
 import dev.inplace.activities.host.HostDistribution;
 import dev.inplace.sandbox.hosts.SandboxHost;
+import dev.inplace.sandbox.estate.HostRecords;
 import dev.inplace.sandbox.hosts.SandboxHosts;
 import dev.inplace.sandbox.release.FakeReleaseSizes;
 import dev.inplace.sandbox.release.FakeReleases;
@@ -132,7 +138,21 @@ class BadInputCampaignTest {
   private static DemoTls tls;
   private static final HostActivities HOSTS = mock(HostActivities.class, withSettings().withoutAnnotations());
   private static final NodeActivities NODES = mock(NodeActivities.class, withSettings().withoutAnnotations());
-  private static final ClusterApiActivities CAPI = mock(ClusterApiActivities.class, withSettings().withoutAnnotations());
+  /**
+   * The CAPI activities of the runs started by hand: all mocked but the read-only host confirmation,
+   * which asks the mock management cluster through the product's {@link HostAuthority}.
+   */
+  private static final ClusterApiActivities CAPI = mock(ClusterApiActivities.class, withSettings().withoutAnnotations()
+      .defaultAnswer(call -> {
+        if (call.getMethod().getName().equals("confirmHostAccess")) {
+          ClusterApiActivities.HostAccessCheck check = call.getArgument(0);
+          new HostAuthority(client).confirm(check.host(), check.distribution(), check.profile());
+          return null;
+        }
+        return org.mockito.Answers.RETURNS_DEFAULTS.answer(call);
+      }));
+  /** Secrets the host steps' connector read: none before a refused step (so no SSH connection either). */
+  private static final AtomicInteger SECRET_READS = new AtomicInteger();
 
   /** One hostile input: the door, a name, what to put in place first, the call, the expected refusal. */
   record Case(String door, String name, Runnable setup, Callable<String> refusal, String expected) {
@@ -180,10 +200,13 @@ class BadInputCampaignTest {
     hostReleases = new FakeReleases(dir.resolve("host-artifacts"), FakeReleaseSizes.small());
     hostReleases.add(HOST_VERSION);
     hostEstate = SandboxHosts.open(dir.resolve("hosts"), new SandboxHosts.Settings("inplace", 0, 93));
-    hostSteps = new HostActivitiesImpl(new SshConnector((namespace, name) -> Map.of(
+    hostSteps = new HostActivitiesImpl(new SshConnector((namespace, name) -> {
+          SECRET_READS.incrementAndGet();
+          return Map.of(
             SshSettings.PRIVATE_KEY_DATA_KEY, hostEstate.clientPrivateKey().getBytes(StandardCharsets.UTF_8),
-            SshSettings.KNOWN_HOSTS_DATA_KEY, hostEstate.knownHosts().getBytes(StandardCharsets.UTF_8)),
-            SshClientOptions.defaults()),
+            SshSettings.KNOWN_HOSTS_DATA_KEY, hostEstate.knownHosts().getBytes(StandardCharsets.UTF_8));
+        }, SshClientOptions.defaults()),
+        new HostAuthority(client),
         new ArtifactCache(dir.resolve("host-cache"), ArtifactSourcePolicy.mirror(dir.resolve("host-artifacts"))),
         HostDistribution.k3s());
   }
@@ -207,14 +230,23 @@ class BadInputCampaignTest {
     String message = c.refusal().call();
 
     assertTrue(message != null && message.contains(c.expected()), c + ": expected '" + c.expected() + "' in: " + message);
-    List<String> writes = drainRequests().stream()
+    List<RecordedRequest> requests = drainRequests();
+    List<String> writes = requests.stream()
         .filter(r -> !r.getMethod().equals("GET"))
         .map(r -> r.getMethod() + " " + r.getPath())
         .filter(w -> !(c.door().equals("custom resource") && (w.contains("upgrades") || w.contains("/events"))))
         .toList();
     assertEquals(List.of(), writes, c + ": API writes");
+    if (c.door().equals("workflow started by hand")) {
+      // A run started by hand reads no Secret before its host is confirmed (issue 34, H4).
+      assertEquals(List.of(), requests.stream().map(RecordedRequest::getPath).filter(p -> p.contains("/secrets"))
+          .toList(), c + ": Secrets read");
+    }
     assertEquals(0, DOOR_STARTS.get(), c + ": workflows started");
-    verifyNoInteractions(HOSTS, NODES, CAPI);
+    verifyNoInteractions(HOSTS, NODES);
+    // The one CAPI call a run may make before it is refused: the read-only confirmation of its host.
+    verify(CAPI, atLeast(0)).confirmHostAccess(any());
+    verifyNoMoreInteractions(CAPI);
   }
 
   private static List<RecordedRequest> drainRequests() throws InterruptedException {
@@ -235,6 +267,7 @@ class BadInputCampaignTest {
     hooks(cases);
     customResources(cases);
     byHand(cases);
+    byHandAccess(cases);
     cli(cases);
     hostFiles(cases);
     return cases.stream();
@@ -597,6 +630,72 @@ class BadInputCampaignTest {
     }, expected));
   }
 
+  /**
+   * A run started by hand whose release is fine but whose host, Secrets or layout are made up: the
+   * management cluster knows Cluster fleet/edge-1 and its Machine edge-1-cp-1 (Node cp-1 at 10.0.0.1),
+   * with the conventional Secrets; the run's first step refuses what it does not confirm.
+   */
+  private static void byHandAccessCase(List<Case> cases, String name, NodeTarget node, SshSettings ssh,
+      HostProfile profile, String expected) {
+    String id = "by-hand/" + SERIAL.incrementAndGet();
+    cases.add(new Case("workflow started by hand", name,
+        () -> HostRecords.record(client, NS, "edge-1", "edge-1-cp-1", "cp-1", "10.0.0.1", "root", 22), () -> {
+      Artifact k3s = new Artifact("k3s", ArtifactKind.BINARY, "https://r.example/k3s", SHA, 1, "/usr/local/bin/k3s", "0755");
+      NodeUpgradeRequest request = new NodeUpgradeRequest(node, Distribution.K3S, TARGET, List.of(k3s), profile, ssh,
+          new DrainOptions(30, true, false, PdbBlockedAction.FAIL, false), 60, 0, "amd64").withMarkMachine(true);
+      NodeUpgradeWorkflow run = env.getWorkflowClient().newWorkflowStub(NodeUpgradeWorkflow.class,
+          WorkflowOptions.newBuilder().setWorkflowId(id).setTaskQueue("q").build());
+      try {
+        run.upgrade(request);
+        return "(accepted)";
+      } catch (WorkflowFailedException e) {
+        return e.getCause() instanceof ApplicationFailure f ? f.getType() + ": " + f.getOriginalMessage() : e.toString();
+      }
+    }, expected));
+  }
+
+  private static void byHandAccess(List<Case> cases) {
+    ClusterRef edge1 = new ClusterRef(NS, "edge-1");
+    SshSettings conventional = new SshSettings("root", 22, "edge-1-ssh-key", "edge-1-known-hosts", null);
+    HostProfile k3s = HostProfile.k3sDefaults();
+    byHandAccessCase(cases, "a made-up host address for a real Machine",
+        new NodeTarget(edge1, "edge-1-cp-1", "cp-1", NodeRole.CONTROL_PLANE, "10.66.0.1"), conventional, k3s,
+        "HostAccessMismatch: refusing the run's host: address 10.66.0.1 is not one of Machine fleet/edge-1-cp-1's"
+            + " addresses [10.0.0.1]: a run's input does not choose the host; nothing was changed");
+    byHandAccessCase(cases, "a made-up Machine",
+        new NodeTarget(edge1, "edge-1-cp-9", "cp-1", NodeRole.CONTROL_PLANE, "10.0.0.1"), conventional, k3s,
+        "MachineNotFound: refusing the run's host: Machine fleet/edge-1-cp-9 not found: a step acts only on a Machine"
+            + " of the management cluster");
+    byHandAccessCase(cases, "Secrets in another namespace (the cluster named in kube-system)",
+        new NodeTarget(new ClusterRef("kube-system", "edge-1"), "edge-1-cp-1", "cp-1", NodeRole.CONTROL_PLANE,
+            "10.0.0.1"), conventional, k3s,
+        "MachineNotFound: refusing the run's host: Machine kube-system/edge-1-cp-1 not found: a step acts only on a"
+            + " Machine of the management cluster, and reads Secrets only in its Cluster's namespace");
+    byHandAccessCase(cases, "a real Machine under another cluster's name",
+        new NodeTarget(new ClusterRef(NS, "edge-2"), "edge-1-cp-1", "cp-1", NodeRole.CONTROL_PLANE, "10.0.0.1"),
+        new SshSettings("root", 22, "edge-2-ssh-key", "edge-2-known-hosts", null), k3s,
+        "HostAccessMismatch: refusing the run's host: Machine fleet/edge-1-cp-1 belongs to cluster edge-1, not edge-2");
+    byHandAccessCase(cases, "another Node than the Machine's",
+        new NodeTarget(edge1, "edge-1-cp-1", "cp-2", NodeRole.CONTROL_PLANE, "10.0.0.1"), conventional, k3s,
+        "HostAccessMismatch: refusing the run's host: Machine fleet/edge-1-cp-1's Node is cp-1, not cp-2");
+    NodeTarget real = new NodeTarget(edge1, "edge-1-cp-1", "cp-1", NodeRole.CONTROL_PLANE, "10.0.0.1");
+    byHandAccessCase(cases, "a made-up SSH key Secret", real,
+        new SshSettings("root", 22, "ci-deploy-key", "edge-1-known-hosts", null), k3s,
+        "HostAccessMismatch: refusing the run's host: SSH settings (key Secret ci-deploy-key, known_hosts Secret"
+            + " edge-1-known-hosts, user root, port 22) are not ones cluster fleet/edge-1's resources configure");
+    byHandAccessCase(cases, "a made-up jump host", real,
+        new SshSettings("root", 22, "edge-1-ssh-key", "edge-1-known-hosts", "collector.example:22"), k3s,
+        "HostAccessMismatch: refusing the run's host: SSH settings (key Secret edge-1-ssh-key, known_hosts Secret"
+            + " edge-1-known-hosts, jump host collector.example:22, user root, port 22) are not ones");
+    byHandAccessCase(cases, "a host layout no resource names (binDir /opt/bin, on the allowlist)", real, conventional,
+        new HostProfile("/opt/bin", k3s.imagesDir(), k3s.stagingDir(), k3s.backupDir(), k3s.serverService(),
+            k3s.agentService()),
+        "HostAccessMismatch: refusing the run's host: host layout (binDir /opt/bin, imagesDir"
+            + " /var/lib/rancher/k3s/agent/images, stagingDir /var/lib/inplace/staging, backupDir"
+            + " /var/lib/inplace/backup, services k3s/k3s-agent, os standard) is not one cluster fleet/edge-1's"
+            + " resources name");
+  }
+
   private static Artifact with(Artifact a, String source, ArtifactKind kind, String path) {
     return new Artifact(a.name(), kind, source, a.sha256(), a.sizeBytes(), path, a.mode());
   }
@@ -626,6 +725,8 @@ class BadInputCampaignTest {
   // ---- a host's own files: what a pod or a resource writer could plant (issue 34, H1 and H2) ----
 
   private static final String HOST_VERSION = "v1.30.4+k3s1";
+  /** The Cluster the host door's sandbox hosts belong to in the mock management cluster. */
+  private static final String HOST_CLUSTER = "hosts";
   private static final String K3S_PATH = "/usr/local/bin/k3s";
 
   /**
@@ -636,14 +737,16 @@ class BadInputCampaignTest {
   private static void hostCase(List<Case> cases, String name, Consumer<Path> plant,
       java.util.function.Function<HostAccess, Object> step, String expected, Set<String> mayChange) {
     SandboxHost[] host = new SandboxHost[1];
+    HostAccess[] access = new HostAccess[1];
     cases.add(new Case("host", name, () -> {
       host[0] = hostEstate.provision("h-" + SERIAL.incrementAndGet(), NodeRole.WORKER, HOST_VERSION, hostReleases);
+      access[0] = HostRecords.record(client, NS, HOST_CLUSTER, HOST_CLUSTER + "-" + host[0].name(), host[0].name(),
+          host[0].address(), hostEstate.user(), hostEstate.port());
       plant.accept(host[0].root());
     }, () -> {
       Map<String, String> before = groundTruth(host[0].root());
       Object[] result = new Object[1];
-      String message = refusal(() -> result[0] = step.apply(new HostAccess(NS, host[0].name(), host[0].address(),
-          new SshSettings(hostEstate.user(), hostEstate.port(), "ssh-key", "known-hosts", null))));
+      String message = refusal(() -> result[0] = step.apply(access[0]));
       if (result[0] != null) {
         message = result[0].toString(); // a step that went through: its result
       }
@@ -715,6 +818,22 @@ class BadInputCampaignTest {
 
   private static void hostFiles(List<Case> cases) {
     HostProfile k3s = HostProfile.k3sDefaults();
+    hostCase(cases, "a step asked for a real sandbox host that is not its Machine's: refused before any Secret or SSH",
+        root -> { },
+        host -> {
+          int secretsBefore = SECRET_READS.get();
+          long sessionsBefore = hostEstate.sshSessions().orElseThrow();
+          String other = host.address().equals("127.0.0.93") ? "127.0.0.94" : "127.0.0.93";
+          try {
+            return hostSteps.inspectHost(new HostActivities.HostInspectRequest(new HostAccess(host.secretNamespace(),
+                host.nodeName(), other, host.ssh(), host.clusterName(), host.machineName()), Distribution.K3S,
+                NodeRole.WORKER, k3s, List.of()));
+          } finally {
+            assertEquals(secretsBefore, SECRET_READS.get(), "Secrets read");
+            assertEquals(sessionsBefore, hostEstate.sshSessions().orElseThrow(), "SSH sessions on the sandbox hosts");
+          }
+        },
+        "HostAccessMismatch: address 127.0.0.9", Set.of());
     hostCase(cases, "binDir linked to a binary a pod wrote into its root filesystem: refused, nothing run",
         root -> {
           Path rootfs = root.resolve(CONTAINER_ROOTFS.substring(1));

@@ -1,5 +1,9 @@
 package dev.inplace.sandbox.hosts;
 
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import dev.inplace.sandbox.estate.HostRecords;
+import dev.inplace.activities.capi.HostAuthority;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -36,7 +40,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The product's snapshot step against a sandbox server whose fake k3s saves etcd snapshots. */
+@EnableKubernetesMockClient(crud = true)
 class EtcdSnapshotIT {
+  static KubernetesClient management;
   private static final String VERSION = "v1.30.4+k3s1";
   private static final String SNAPSHOT_DIR = "/var/lib/rancher/k3s/server/db/snapshots";
   private static final String NAME = "inplace-pre-v1.31.2-k3s1";
@@ -54,11 +60,11 @@ class EtcdSnapshotIT {
     SandboxHost cp = hosts.provision("cp-1", NodeRole.CONTROL_PLANE, VERSION, releases);
     Map<String, Map<String, byte[]>> secrets =
         Map.of(
-            "ssh-key",
+            "edge-ssh-key",
             Map.of(
                 SshSettings.PRIVATE_KEY_DATA_KEY,
                 hosts.clientPrivateKey().getBytes(StandardCharsets.UTF_8)),
-            "known-hosts",
+            "edge-known-hosts",
             Map.of(
                 SshSettings.KNOWN_HOSTS_DATA_KEY,
                 hosts.knownHosts().getBytes(StandardCharsets.UTF_8)));
@@ -66,13 +72,9 @@ class EtcdSnapshotIT {
         new SshConnector((namespace, name) -> secrets.get(name), SshClientOptions.defaults());
     activities =
         new HostActivitiesImpl(
-            ssh, new ArtifactCache(estate.resolve("cache"), dev.inplace.activities.artifacts.ArtifactSourcePolicy.mirror(estate.resolve("artifacts"))), HostDistribution.k3s());
-    access =
-        new HostAccess(
-            "team-a",
-            "cp-1",
-            cp.address(),
-            new SshSettings(hosts.user(), hosts.port(), "ssh-key", "known-hosts", null));
+            ssh, new HostAuthority(management), new ArtifactCache(estate.resolve("cache"), dev.inplace.activities.artifacts.ArtifactSourcePolicy.mirror(estate.resolve("artifacts"))), HostDistribution.k3s());
+    access = HostRecords.record(management, "team-a", "edge", "edge-cp-1", "cp-1", cp.address(), hosts.user(),
+        hosts.port());
   }
 
   @AfterEach

@@ -1,5 +1,9 @@
 package dev.inplace.sandbox.hosts;
 
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import dev.inplace.sandbox.estate.HostRecords;
+import dev.inplace.activities.capi.HostAuthority;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -50,7 +54,10 @@ import org.junit.jupiter.api.io.TempDir;
  * The product's Kairos steps against a sandbox node with the fake kairos-agent and real reboots:
  * the SSH server goes down, the node boots (new boot ID) and comes back with the same host key.
  */
+@EnableKubernetesMockClient(crud = true)
 class KairosRebootIT {
+  static KubernetesClient management;
+
   private static final String FROM = "v1.30.6+k3s1";
   private static final String TO = "v1.31.2+k3s1";
   private static final String NODE = "kairos-0";
@@ -72,10 +79,10 @@ class KairosRebootIT {
     hosts = SandboxHosts.open(estate, new SandboxHosts.Settings("inplace", 0, 96));
     node = hosts.provision(NODE, NodeRole.WORKER, FROM, releases);
     secrets = Map.of(
-        "ssh-key", Map.of(SshSettings.PRIVATE_KEY_DATA_KEY, hosts.clientPrivateKey().getBytes(StandardCharsets.UTF_8)),
-        "known-hosts", Map.of(SshSettings.KNOWN_HOSTS_DATA_KEY, hosts.knownHosts().getBytes(StandardCharsets.UTF_8)));
-    access = new HostAccess("team-a", NODE, node.address(),
-        new SshSettings(hosts.user(), hosts.port(), "ssh-key", "known-hosts", null));
+        "edge-ssh-key", Map.of(SshSettings.PRIVATE_KEY_DATA_KEY, hosts.clientPrivateKey().getBytes(StandardCharsets.UTF_8)),
+        "edge-known-hosts", Map.of(SshSettings.KNOWN_HOSTS_DATA_KEY, hosts.knownHosts().getBytes(StandardCharsets.UTF_8)));
+    access = HostRecords.record(management, "team-a", "edge", "edge-" + NODE, NODE, node.address(), hosts.user(),
+        hosts.port());
   }
 
   @AfterEach
@@ -87,7 +94,7 @@ class KairosRebootIT {
   private HostActivitiesImpl worker(Duration commandTimeout) {
     SshConnector ssh = new SshConnector((namespace, name) -> secrets.get(name),
         new SshClientOptions(Duration.ofSeconds(2), Duration.ofSeconds(10), commandTimeout, Duration.ofSeconds(5)));
-    return new HostActivitiesImpl(ssh,
+    return new HostActivitiesImpl(ssh, new HostAuthority(management),
         new ArtifactCache(estate.resolve("cache"), ArtifactSourcePolicy.mirror(estate.resolve("artifacts"))),
         HostDistribution.k3s());
   }
@@ -110,7 +117,7 @@ class KairosRebootIT {
     assertEquals("1", kairos("boots"));
     assertTrue(k3sVersion().contains(TO), k3sVersion());
     // The same pinned key answered after the reboot: a changed key would have failed the connection.
-    assertEquals(hosts.knownHosts(), new String(secrets.get("known-hosts").get(SshSettings.KNOWN_HOSTS_DATA_KEY),
+    assertEquals(hosts.knownHosts(), new String(secrets.get("edge-known-hosts").get(SshSettings.KNOWN_HOSTS_DATA_KEY),
         StandardCharsets.UTF_8));
 
     // Observed before acting: the plan is done, a second restart step does not reboot again.

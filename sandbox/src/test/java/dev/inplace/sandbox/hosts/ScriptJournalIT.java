@@ -1,5 +1,9 @@
 package dev.inplace.sandbox.hosts;
 
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import dev.inplace.sandbox.estate.HostRecords;
+import dev.inplace.activities.capi.HostAuthority;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -51,7 +55,10 @@ import org.junit.jupiter.api.io.TempDir;
  * The product's scripts journal themselves on a sandbox host, run by the product's activities under
  * Temporal; the SSH faults cut them mid-command and the activity is retried.
  */
+@EnableKubernetesMockClient(crud = true)
 class ScriptJournalIT {
+  static KubernetesClient management;
+
   private static final String VERSION = "v1.30.4+k3s1";
   private static final String TARGET = "v1.31.2+k3s1";
   private static final String TASK_QUEUE = "journal-it";
@@ -121,9 +128,9 @@ class ScriptJournalIT {
     SandboxHost w0 = hosts.provision("w-0", NodeRole.WORKER, VERSION, releases);
     Map<String, Map<String, byte[]>> secrets =
         Map.of(
-            "ssh-key",
+            "edge-ssh-key",
             Map.of(SshSettings.PRIVATE_KEY_DATA_KEY, hosts.clientPrivateKey().getBytes(StandardCharsets.UTF_8)),
-            "known-hosts",
+            "edge-known-hosts",
             Map.of(SshSettings.KNOWN_HOSTS_DATA_KEY, hosts.knownHosts().getBytes(StandardCharsets.UTF_8)));
     SshClientOptions defaults = SshClientOptions.defaults();
     SshConnector ssh =
@@ -135,9 +142,10 @@ class ScriptJournalIT {
     activities =
         new HostActivitiesImpl(
             ssh,
+            new HostAuthority(management),
             new ArtifactCache(estate.resolve("cache"), ArtifactSourcePolicy.mirror(estate.resolve("artifacts"))),
             HostDistribution.k3s());
-    access = new HostAccess("team-a", "w-0", w0.address(), new SshSettings(hosts.user(), hosts.port(), "ssh-key", "known-hosts", null));
+    access = HostRecords.record(management, "team-a", "edge", "edge-w-0", "w-0", w0.address(), hosts.user(), hosts.port());
     temporal = TestWorkflowEnvironment.newInstance();
     Worker worker = temporal.newWorker(TASK_QUEUE);
     worker.registerWorkflowImplementationTypes(StepWorkflowImpl.class);

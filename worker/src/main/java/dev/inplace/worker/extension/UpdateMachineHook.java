@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.inplace.activities.capi.CapiResources;
+import dev.inplace.workflows.api.ClusterApiActivities;
 import dev.inplace.workflows.api.ClusterRef;
 import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.NodeRole;
@@ -197,14 +198,39 @@ final class UpdateMachineHook {
       return Hooks.failure(Hooks.UPDATE_MACHINE, "cannot upgrade node " + nodeName + " yet: " + e.getMessage()
           + "; try again");
     }
+    ObjectNode patch = JsonNodeFactory.instance.objectNode();
+    ObjectNode annotations = patch.putObject("metadata").putObject("annotations");
+    annotations.put(RUN_ANNOTATION, id);
+    // What the run's host activities confirm its input against (a workflow input is not authority).
+    annotations.put(ClusterApiActivities.HOST_ACCESS_ANNOTATION, hostAccess(upgrade, settings.hostProfile()));
     management.genericKubernetesResources(CapiResources.MACHINE).inNamespace(cluster.namespace())
         .withName(machine.getMetadata().getName())
-        .patch(PatchContext.of(PatchType.JSON_MERGE),
-            "{\"metadata\":{\"annotations\":{\"" + RUN_ANNOTATION + "\":\"" + id + "\"}}}");
+        .patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
     boolean started = runs.start(id, upgrade);
     log.info("UpdateMachine {}: {} run {} to {}", machine.getMetadata().getName(), started ? "started" : "found",
         id, target);
     return null;
+  }
+
+  /**
+   * The SSH settings and host profile this door gave the run, as the Machine's {@link
+   * ClusterApiActivities#HOST_ACCESS_ANNOTATION} records them: what the host activities accept.
+   */
+  static String hostAccess(NodeUpgradeRequest upgrade, String hostProfile) {
+    ObjectNode access = JsonNodeFactory.instance.objectNode();
+    access.put("user", upgrade.ssh().user());
+    access.put("port", upgrade.ssh().port());
+    access.put("privateKeySecret", upgrade.ssh().privateKeySecret());
+    access.put("knownHostsSecret", upgrade.ssh().knownHostsSecret());
+    if (upgrade.ssh().jumpHost() != null && !upgrade.ssh().jumpHost().isBlank()) {
+      access.put("jumpHost", upgrade.ssh().jumpHost());
+    }
+    access.put("distribution", upgrade.distribution().name());
+    access.put("os", upgrade.profile().os().name().toLowerCase(java.util.Locale.ROOT));
+    if (hostProfile != null) {
+      access.put("hostProfile", hostProfile);
+    }
+    return access.toString();
   }
 
   /** The Machine as the intake sees it, through {@link UpdateMachineAsk}; then what only this door decides. */

@@ -18,6 +18,28 @@ public interface ClusterApiActivities {
   String PAUSED_ANNOTATION = "cluster.x-k8s.io/paused";
   /** Records which run paused an object, so only that run unpauses it. */
   String PAUSED_BY_ANNOTATION = "upgrade.inplace.dev/paused-by";
+  /**
+   * On a Machine, written by the UpdateMachine hook when it starts a run: the SSH settings and host
+   * profile its settings gave the Machine (JSON), so the host activities can confirm a run's input
+   * against what a door configured rather than believe the input ({@link #confirmHostAccess}).
+   */
+  String HOST_ACCESS_ANNOTATION = "upgrade.inplace.dev/update-access";
+
+  /**
+   * Read-only, the first step of a NodeUpgrade run (from change {@code
+   * node-upgrade-confirms-host-access} on), before anything is marked or any Secret is read: the
+   * run's host as the management cluster gives it. The Machine must exist in the cluster's
+   * namespace ({@code MachineNotFound}), belong to the Cluster, which must exist ({@code
+   * ClusterNotFound}), have the run's Node and the run's address among its addresses; the SSH
+   * Secrets, jump host and host layout must be ones the cluster's resources configure. Anything
+   * else is {@code HostAccessMismatch}, naming what differs. The host activities apply the same
+   * check again before they connect.
+   */
+  @ActivityMethod
+  void confirmHostAccess(HostAccessCheck request);
+
+  /** What a run asks to touch: a host, through its SSH settings, with a layout. */
+  record HostAccessCheck(HostAccess host, Distribution distribution, HostProfile profile) {}
 
   /**
    * Read-only: the Cluster's control-plane object and version, its Machines (role, Node, InternalIP

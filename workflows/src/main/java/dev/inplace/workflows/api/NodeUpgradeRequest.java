@@ -171,6 +171,7 @@ public record NodeUpgradeRequest(
   }
 
   public HostAccess hostAccess() {
-    return new HostAccess(node.cluster().namespace(), node.nodeName(), node.address(), ssh, node.cluster().name());
+    return new HostAccess(
+        node.cluster().namespace(), node.nodeName(), node.address(), ssh, node.cluster().name(), node.machineName());
   }
 }

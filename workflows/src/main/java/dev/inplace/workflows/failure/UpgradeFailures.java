@@ -18,6 +18,12 @@ public final class UpgradeFailures {
   public static final String MACHINE_NOT_FOUND = "MachineNotFound";
   public static final String CLUSTER_NOT_FOUND = "ClusterNotFound";
   public static final String SECRET_NOT_FOUND = "SecretNotFound";
+  /**
+   * A run's input names a host address, SSH Secret, jump host or host layout that the management
+   * cluster does not give its Machine (issue 34, H4): a workflow input is not authority over which
+   * host or Secret a step touches.
+   */
+  public static final String HOST_ACCESS_MISMATCH = "HostAccessMismatch";
   public static final String HOST_KEY_MISMATCH = "HostKeyMismatch";
   public static final String SSH_AUTH_FAILED = "SshAuthFailed";
   /** The host offers no SSH algorithm of the modern set the worker accepts (legacy-only server). */
@@ -71,6 +77,7 @@ public final class UpgradeFailures {
           CLUSTER_NOT_FOUND,
           TOPOLOGY_MANAGED_CLUSTER,
           SECRET_NOT_FOUND,
+          HOST_ACCESS_MISMATCH,
           HOST_KEY_MISMATCH,
           SSH_AUTH_FAILED,
           SSH_ALGORITHMS_UNSUPPORTED,

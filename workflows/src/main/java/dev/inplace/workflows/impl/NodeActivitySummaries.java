@@ -26,6 +26,11 @@ final class NodeActivitySummaries {
     return "inspect Node " + r.node().nodeName() + " again: its turn came";
   }
 
+  static String confirmHostAccess(NodeUpgradeRequest r) {
+    return "confirm host " + r.node().nodeName() + " (" + r.node().address() + ") against Machine "
+        + r.node().machineName();
+  }
+
   static String inspectHost(NodeUpgradeRequest r) {
     return "inspect host " + r.node().nodeName() + " (" + r.node().address() + ")";
   }

@@ -1,6 +1,7 @@
 package dev.inplace.workflows.impl;
 
 import dev.inplace.workflows.api.ClusterApiActivities;
+import dev.inplace.workflows.api.ClusterApiActivities.HostAccessCheck;
 import dev.inplace.workflows.api.ClusterApiActivities.MachineMarkRequest;
 import dev.inplace.workflows.api.KubeVersion;
 import dev.inplace.workflows.api.NodePhase;
@@ -100,6 +101,14 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
    */
   static final String PREFLIGHT_READS_AT_ONCE_CHANGE = "node-upgrade-preflight-reads-at-once";
 
+  /**
+   * Change ID: runs from this version on have the management cluster confirm their host first
+   * ({@code confirmHostAccess}: the Machine, its Cluster, the address, the SSH Secrets and the
+   * layout the cluster's resources configure), before anything is marked, read or connected; a run
+   * started by hand with a made-up host or Secret ends there with nothing changed (issue 34, H4).
+   */
+  static final String HOST_ACCESS_CHANGE = "node-upgrade-confirms-host-access";
+
   private final NodeStepLog steps = new NodeStepLog();
   private final NodeActivityStubs stubs = new NodeActivityStubs();
   /** Set by the parent's permit signal (kept if it comes before the run waits for it). */
@@ -148,6 +157,9 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
       }
     }
     stubs.uiSummaries(Workflow.getVersion(UI_SUMMARIES_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1);
+    if (Workflow.getVersion(HOST_ACCESS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1) {
+      confirmHostAccess(request);
+    }
     NodePreflight.VersionMatch versionMatch =
         Workflow.getVersion(K0S_NODE_VERSION_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1
             ? NodePreflight.VersionMatch.AS_REPORTED
@@ -172,6 +184,19 @@ public class NodeUpgradeWorkflowImpl implements NodeUpgradeWorkflow {
       return upgradeMarked(request, sequence);
     }
     return sequence.run(request);
+  }
+
+  /** The management cluster's word on the run's host, or the run ends in preflight with nothing changed. */
+  private void confirmHostAccess(NodeUpgradeRequest request) {
+    try {
+      stubs.capi(NodeActivitySummaries.confirmHostAccess(request)).confirmHostAccess(
+          new HostAccessCheck(request.hostAccess(), request.distribution(), request.profile()));
+    } catch (ActivityFailure e) {
+      steps.begin(UpgradeStep.PREFLIGHT);
+      String why = "refusing the run's host: " + NodeStepResults.describe(e) + "; nothing was changed";
+      steps.markFailed(UpgradeStep.PREFLIGHT, why);
+      throw steps.fail(UpgradeStep.PREFLIGHT, NodeStepResults.typeOf(e), why, NodePhase.FAILED, null);
+    }
   }
 
   /**

@@ -249,7 +249,8 @@ class NodeUpgradePathHistoriesTest {
         Arguments.of(List.of(BACKED_UP_BEFORE_CORDON), NodeUpgradeWorkflowImpl.BACKUP_BEFORE_CORDON_CHANGE),
         Arguments.of(List.of(REPORTED_END), NodeUpgradeWorkflowImpl.END_REPORT_CHANGE),
         Arguments.of(List.of(READS_AT_ONCE, READS_AT_ONCE_HOST_FAILED),
-            NodeUpgradeWorkflowImpl.PREFLIGHT_READS_AT_ONCE_CHANGE));
+            NodeUpgradeWorkflowImpl.PREFLIGHT_READS_AT_ONCE_CHANGE),
+        Arguments.of(List.of(HOST_CONFIRMED, HOST_REFUSED), NodeUpgradeWorkflowImpl.HOST_ACCESS_CHANGE));
   }
 
   @ParameterizedTest(name = "{1}")
@@ -512,6 +513,33 @@ class NodeUpgradePathHistoriesTest {
     NodeUpgradeWorkflow failing = stub(env, worker, "preflight-reads-at-once-host-failed");
     assertThrows(WorkflowFailedException.class, () -> failing.upgrade(request));
     record(env, "preflight-reads-at-once-host-failed", READS_AT_ONCE_HOST_FAILED);
+  }
+
+  /**
+   * Runs whose host the management cluster confirms first (node-upgrade-confirms-host-access): one
+   * confirmed and upgraded, one refused before anything else; recorded by {@link #recordHostAccessPaths}.
+   */
+  static final String HOST_CONFIRMED = "node-upgrade-path-host-access-confirmed.json";
+  static final String HOST_REFUSED = "node-upgrade-path-host-access-refused.json";
+
+  @Test
+  @EnabledIfSystemProperty(named = "histories.update", matches = "true")
+  void recordHostAccessPaths(TestWorkflowEnvironment env, Worker worker) throws Exception {
+    HistoryFixtures.assumeNotRecorded(HOST_CONFIRMED, HOST_REFUSED);
+    worker.registerActivitiesImplementations(hosts, nodes, capi);
+    env.start();
+    assertEquals(TO, stub(env, worker, "host-access-confirmed").upgrade(request).version());
+    record(env, "host-access-confirmed", HOST_CONFIRMED);
+
+    org.mockito.Mockito.clearInvocations(hosts, nodes);
+    org.mockito.Mockito.doThrow(UpgradeFailures.nonRetryable(UpgradeFailures.HOST_ACCESS_MISMATCH,
+            "address 10.9.9.9 is not one of Machine fleet/worker-1's addresses [10.0.0.11]"))
+        .when(capi).confirmHostAccess(any());
+    NodeUpgradeWorkflow refused = stub(env, worker, "host-access-refused");
+    WorkflowFailedException e = assertThrows(WorkflowFailedException.class, () -> refused.upgrade(request));
+    assertTrue(e.getCause().getMessage().contains("refusing the run's host: address 10.9.9.9"), e.getCause().getMessage());
+    org.mockito.Mockito.verifyNoInteractions(hosts, nodes);
+    record(env, "host-access-refused", HOST_REFUSED);
   }
 
   private static NodeUpgradeWorkflow prepared(
