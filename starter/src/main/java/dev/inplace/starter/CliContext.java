@@ -5,6 +5,7 @@ import dev.inplace.client.TemporalSettings;
 import dev.inplace.workflows.api.WorkflowIds;
 import io.temporal.client.WorkflowClient;
 import java.io.PrintStream;
+import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Function;
@@ -30,6 +31,8 @@ final class CliContext implements AutoCloseable {
   /** The management cluster for read-only views, from a kubeconfig path (null: KUBECONFIG, then ~/.kube/config). */
   private Function<String, KubernetesClient> kubernetesConnector = CliContext::operatorKubeconfig;
   private KubernetesClient kubernetes;
+  /** Reads release files over https ({@code catalogue add}); follows no redirect of its own. */
+  private HttpClient http;
 
   CliContext(PrintStream out, String taskQueue, long pollMillis, Supplier<WorkflowClient> connector) {
     this.out = out;
@@ -90,6 +93,20 @@ final class CliContext implements AutoCloseable {
   CliContext withKubernetes(Function<String, KubernetesClient> connector) {
     this.kubernetesConnector = connector;
     return this;
+  }
+
+  /** Release files are read through this client instead (tests: one that trusts their own certificate). */
+  CliContext withHttp(HttpClient client) {
+    this.http = client;
+    return this;
+  }
+
+  /** An https client that follows no redirect (each hop is checked by the caller); made on first use. */
+  HttpClient http() {
+    if (http == null) {
+      http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).followRedirects(HttpClient.Redirect.NEVER).build();
+    }
+    return http;
   }
 
   /** The management cluster, as the operator's kubeconfig reaches it; made on first use. */

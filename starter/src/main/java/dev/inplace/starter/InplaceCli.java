@@ -38,6 +38,7 @@ import picocli.CommandLine.Spec;
         DescribeCommand.class,
         PlanCommand.class,
         HistoryCommand.class,
+        CatalogueCommand.class,
         InplaceCli.Completion.class,
         HelpCommand.class},
     footerHeading = "%n",
