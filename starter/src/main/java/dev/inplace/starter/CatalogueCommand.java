@@ -34,12 +34,11 @@ final class CatalogueCommand {
   static final String DEFAULT_CONFIGMAP = "default/inplace-releases";
   private static final Pattern KEY = Pattern.compile("[-._a-zA-Z0-9]+");
 
-  @Command(name = "add", description = {
-      "Add one release to the catalogue ConfigMap: reads every file the distribution needs from --from (a mirror",
-      "directory or an https location), computes its sha256 and size, and creates the ConfigMap or merges the",
-      "release into it (other releases and keys are kept). The worker's rules are applied first: a release the",
-      "worker would refuse is not written. Writes with your kubeconfig (--kubeconfig, else KUBECONFIG, else",
-      "~/.kube/config); --dry-run prints the ConfigMap instead."})
+  @Command(name = "add", description = "Add one release to the catalogue ConfigMap: reads every file the distribution"
+      + " needs from --from (a mirror directory or an https location), computes its sha256 and size, and creates the"
+      + " ConfigMap or merges the release into it (other releases and keys are kept). The worker's rules are applied"
+      + " first: a release the worker would refuse is not written. Writes with your kubeconfig (--kubeconfig, else"
+      + " KUBECONFIG, else ~/.kube/config); --dry-run prints the ConfigMap instead.")
   static final class Add implements Callable<Integer> {
     private final CliContext context;
     @Mixin RunCommands.OutputOption format;
@@ -49,7 +48,7 @@ final class CatalogueCommand {
     Distribution distribution;
 
     @Option(names = "--os", paramLabel = "OS", defaultValue = "standard",
-        description = "The hosts' OS: standard, or kairos (one OS image, from kairos-os-image.tar) (default ${DEFAULT-VALUE}).")
+        description = "The hosts' OS: standard (default), or kairos: one OS image, the mirror's kairos-os-image.tar.")
     String os;
 
     @Option(names = "--version", required = true, paramLabel = "V",
@@ -67,7 +66,7 @@ final class CatalogueCommand {
         description = "Where the worker sees the --from directory (below its INPLACE_ARTIFACT_MIRROR_DIR); default: the same path.")
     String mirrorPath;
 
-    @Option(names = "--artifact-hosts", paramLabel = "HOST,...", split = ",",
+    @Option(names = "--artifact-hosts", paramLabel = "HOST", split = ",",
         description = "The worker's INPLACE_ARTIFACT_HOSTS; default: the distributions' release hosts.")
     List<String> artifactHosts;
 
@@ -182,9 +181,12 @@ final class CatalogueCommand {
       try {
         return call.get();
       } catch (KubernetesClientException e) {
+        if (e.getCode() == 0) {
+          throw e; // no answer: exit 3 (CliErrors), as the views
+        }
         throw new CommandRefused("ConfigMap " + ns + "/" + name + ": " + (e.getCode() == 409
-            ? "changed while this command ran; run it again" : e.getCode() == 0 ? "cannot reach the management cluster: " + CliErrors.rootMessage(e)
-                : "HTTP " + e.getCode() + (e.getStatus() == null ? "" : " " + e.getStatus().getMessage())));
+            ? "changed while this command ran; run it again"
+            : "HTTP " + e.getCode() + (e.getStatus() == null ? "" : " " + e.getStatus().getMessage())));
       }
     }
   }

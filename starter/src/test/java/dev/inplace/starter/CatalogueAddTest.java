@@ -317,4 +317,24 @@ class CatalogueAddTest {
     assertEquals(List.of("/download/k3s"), https.requested);
     assertEquals(0, management.configMaps().inAnyNamespace().list().getItems().size());
   }
+
+  @Test
+  void aManagementClusterThatDoesNotAnswerIsExitThree() throws Exception {
+    file("k3s", 100);
+    int closedPort;
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    io.fabric8.kubernetes.client.Config config = new io.fabric8.kubernetes.client.ConfigBuilder()
+        .withMasterUrl("http://127.0.0.1:" + closedPort).withRequestRetryBackoffLimit(0).build();
+    try (KubernetesClient unreachable = new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(config).build()) {
+      out = new ByteArrayOutputStream();
+      err = new ByteArrayOutputStream();
+      CliContext context = CliContext.of(null, "q", new PrintStream(out, true, StandardCharsets.UTF_8), 0)
+          .withKubernetes(path -> unreachable);
+      int code = InplaceCli.commandLine(context, new PrintStream(err, true, StandardCharsets.UTF_8))
+          .execute("catalogue", "add", "--distribution", "k3s", "--version", K3S, "--from", mirror.toString(), "--binaries-only");
+      assertEquals(3, code, err());
+    }
+  }
 }

@@ -37,7 +37,8 @@ class CliReferenceTest {
     for (String command : new String[] {"inplace", "inplace upgrade", "inplace upgrade controlplane",
         "inplace upgrade workers", "inplace status", "inplace watch", "inplace pause", "inplace resume",
         "inplace abort", "inplace retry", "inplace skip", "inplace max-unavailable", "inplace describe",
-        "inplace describe cluster", "inplace plan", "inplace history", "inplace completion"}) {
+        "inplace describe cluster", "inplace plan", "inplace history", "inplace catalogue", "inplace catalogue add",
+        "inplace completion"}) {
       assertTrue(generated.contains("### `" + command + "`"), command);
     }
   }
