@@ -181,7 +181,7 @@ final class CatalogueCommand {
       try {
         return call.get();
       } catch (KubernetesClientException e) {
-        if (e.getCode() == 0) {
+        if (e.getCode() <= 0) {
           throw e; // no answer: exit 3 (CliErrors), as the views
         }
         throw new CommandRefused("ConfigMap " + ns + "/" + name + ": " + (e.getCode() == 409
