@@ -5,6 +5,7 @@ import dev.inplace.client.TemporalSettings;
 import dev.inplace.workflows.api.WorkflowIds;
 import io.temporal.client.WorkflowClient;
 import java.io.PrintStream;
+import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Function;
@@ -32,6 +33,8 @@ final class CliContext implements AutoCloseable {
   private KubernetesClient kubernetes;
   /** Asks the operator at the terminal: the answer, or empty when there is no terminal (tests: a scripted one). */
   private Function<String, java.util.Optional<String>> terminal = CliContext::console;
+  /** Reads release files over https ({@code catalogue add}); follows no redirect of its own. */
+  private HttpClient http;
 
   CliContext(PrintStream out, String taskQueue, long pollMillis, Supplier<WorkflowClient> connector) {
     this.out = out;
@@ -119,6 +122,20 @@ final class CliContext implements AutoCloseable {
       // Before JDK 22 a console exists only at a terminal.
     }
     return java.util.Optional.ofNullable(console.readLine("%s", prompt));
+  }
+
+  /** Release files are read through this client instead (tests: one that trusts their own certificate). */
+  CliContext withHttp(HttpClient client) {
+    this.http = client;
+    return this;
+  }
+
+  /** An https client that follows no redirect (each hop is checked by the caller); made on first use. */
+  HttpClient http() {
+    if (http == null) {
+      http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).followRedirects(HttpClient.Redirect.NEVER).build();
+    }
+    return http;
   }
 
   /** The management cluster, as the operator's kubeconfig reaches it; made on first use. */

@@ -40,6 +40,7 @@ import picocli.CommandLine.Spec;
         PlanCommand.class,
         HistoryCommand.class,
         HostsCommand.class,
+        CatalogueCommand.class,
         InplaceCli.Completion.class,
         HelpCommand.class},
     footerHeading = "%n",

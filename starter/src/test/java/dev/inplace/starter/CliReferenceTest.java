@@ -38,7 +38,7 @@ class CliReferenceTest {
         "inplace upgrade workers", "inplace status", "inplace watch", "inplace pause", "inplace resume",
         "inplace abort", "inplace retry", "inplace skip", "inplace max-unavailable", "inplace describe",
         "inplace describe cluster", "inplace plan", "inplace history", "inplace hosts", "inplace hosts scan",
-        "inplace hosts bootstrap-snippet", "inplace completion"}) {
+        "inplace hosts bootstrap-snippet", "inplace catalogue", "inplace catalogue add", "inplace completion"}) {
       assertTrue(generated.contains("### `" + command + "`"), command);
     }
   }

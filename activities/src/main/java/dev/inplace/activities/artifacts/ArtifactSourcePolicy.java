@@ -25,13 +25,8 @@ public record ArtifactSourcePolicy(Set<String> allowedHosts, Path mirrorDir, lon
   public static final long DEFAULT_MAX_BYTES = 2L << 30;
   /** In {@code allowedHosts}: any https host (the explicit opt-out of the allowlist). */
   public static final String ANY_HOST = "*";
-  /**
-   * The allowlist when none is configured: the hosts the distributions' own releases are served
-   * from, redirects included (k3s and k0s on GitHub releases, kubeadm, kubelet and kubectl on
-   * dl.k8s.io).
-   */
-  public static final Set<String> RELEASE_HOSTS = Set.of(
-      "github.com", "objects.githubusercontent.com", "release-assets.githubusercontent.com", "dl.k8s.io", "cdn.dl.k8s.io");
+  /** The allowlist when none is configured: {@link ArtifactRules#RELEASE_HOSTS}. */
+  public static final Set<String> RELEASE_HOSTS = ArtifactRules.RELEASE_HOSTS;
 
   public ArtifactSourcePolicy {
     allowedHosts = allowedHosts == null ? Set.of()

@@ -132,7 +132,7 @@ public final class RunIntake {
   }
 
   /** The release of {@code version} for hosts of {@code os} (Kairos: one OS image); see above. */
-  ReleaseCatalogue.Release release(
+  public ReleaseCatalogue.Release release(
       String namespace, String configMap, String key, String version, Distribution distribution, String arch,
       HostOs os) throws IntakeRefusal {
     String what = "ConfigMap " + namespace + "/" + configMap;

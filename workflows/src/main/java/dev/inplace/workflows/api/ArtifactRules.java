@@ -6,6 +6,7 @@ import java.util.regex.Pattern;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The catalogue rules that need no worker configuration, as pure functions: applied at intake and
@@ -49,6 +50,15 @@ public final class ArtifactRules {
     }
     return Optional.empty();
   }
+
+  /**
+   * The artifact hosts allowed when the worker configures none ({@code INPLACE_ARTIFACT_HOSTS}
+   * unset): the hosts the distributions' own releases are served from, redirects included (k3s and
+   * k0s on GitHub releases, kubeadm, kubelet and kubectl on dl.k8s.io). The worker's {@code
+   * ArtifactSourcePolicy} and the CLI's {@code catalogue add} share it.
+   */
+  public static final Set<String> RELEASE_HOSTS = Set.of(
+      "github.com", "objects.githubusercontent.com", "release-assets.githubusercontent.com", "dl.k8s.io", "cdn.dl.k8s.io");
 
   /** Where {@code kairos-agent upgrade} writes the new system: the active image of the state partition. */
   public static final String KAIROS_ACTIVE_IMAGE = "/run/initramfs/cos-state/cOS/active.img";
