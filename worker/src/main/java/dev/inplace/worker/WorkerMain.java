@@ -1,5 +1,6 @@
 package dev.inplace.worker;
 
+import dev.inplace.client.FrontendWait;
 import dev.inplace.client.TemporalConnection;
 import dev.inplace.activities.artifacts.ArtifactSourcePolicy;
 import dev.inplace.worker.intake.ArtifactSettings;
@@ -86,16 +87,26 @@ public final class WorkerMain {
       System.exit(2);
       return;
     }
-    try {
-      temporal.withSearchAttributes(config.searchAttributes());
-    } catch (IllegalStateException e) {
-      // Missing search attributes the worker may not add (Temporal Cloud): the message names them and the command.
-      System.err.println("inplace worker cannot start: " + e.getMessage());
-      log.error("inplace worker cannot start: {}", e.getMessage());
-      temporal.close();
-      http.close();
-      System.exit(2);
-      return;
+    // A frontend that is down or restarting is waited for (readiness says "connecting" meanwhile), also
+    // when it drops away during the search attributes' calls: a worker outlives a server crash, its start too.
+    String address = config.temporal().address().orElse("");
+    while (true) {
+      FrontendWait.await(temporal.service(), address);
+      try {
+        temporal.withSearchAttributes(config.searchAttributes());
+        break;
+      } catch (IllegalStateException e) {
+        if (FrontendWait.absent(e)) {
+          continue;
+        }
+        // Missing search attributes the worker may not add (Temporal Cloud): the message names them and the command.
+        System.err.println("inplace worker cannot start: " + e.getMessage());
+        log.error("inplace worker cannot start: {}", e.getMessage());
+        temporal.close();
+        http.close();
+        System.exit(2);
+        return;
+      }
     }
     temporalRef.set(temporal);
     KubernetesClient management = managementClient(config);
