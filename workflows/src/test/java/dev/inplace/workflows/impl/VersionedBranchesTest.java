@@ -50,6 +50,7 @@ class VersionedBranchesTest {
       new Change(WorkersUpgradeWorkflowImpl.HAND_OVER_CHANGE, 1, List.of("workers-upgrade-")),
       new Change(NodeUpgradeWorkflowImpl.END_REPORT_CHANGE, 1, List.of("node-upgrade-")),
       new Change(NodeUpgradeWorkflowImpl.PREFLIGHT_READS_AT_ONCE_CHANGE, 1, List.of("node-upgrade-")),
+      new Change(NodeUpgradeWorkflowImpl.UNCHANGED_ATTRIBUTES_KEPT_CHANGE, 1, List.of("node-upgrade-")),
       new Change(ChildEnds.END_ON_REPORT_CHANGE, 1, List.of("workers-upgrade-")),
       new Change(NodeChildren.PACED_PREPARATION_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
       new Change(PoolStartChecks.READS_AT_ONCE_CHANGE, 1, List.of("workers-upgrade-")),
