@@ -85,7 +85,16 @@ public final class InplaceWorker implements AutoCloseable {
         new NodeActivitiesImpl(kubeClients),
         new ClusterApiActivitiesImpl(kubeClients),
         new PlanActivitiesImpl());
-    factory.start();
+    try {
+      // The SDK asks the frontend for its capabilities here: a frontend gone since (a server crash)
+      // fails the start, and what was built for it is released, so the caller may start again.
+      factory.start();
+    } catch (RuntimeException e) {
+      factory.shutdownNow();
+      kubeClients.close();
+      ssh.closeIdle();
+      throw e;
+    }
     log.info("worker polling task queue {}", taskQueue);
     return new InplaceWorker(factory, kubeClients, ssh);
   }

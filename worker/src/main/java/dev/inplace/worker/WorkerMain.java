@@ -1,5 +1,6 @@
 package dev.inplace.worker;
 
+import dev.inplace.client.FrontendWait;
 import dev.inplace.client.TemporalConnection;
 import dev.inplace.activities.artifacts.ArtifactSourcePolicy;
 import dev.inplace.worker.intake.ArtifactSettings;
@@ -86,23 +87,41 @@ public final class WorkerMain {
       System.exit(2);
       return;
     }
-    try {
-      temporal.withSearchAttributes(config.searchAttributes());
-    } catch (IllegalStateException e) {
-      // Missing search attributes the worker may not add (Temporal Cloud): the message names them and the command.
-      System.err.println("inplace worker cannot start: " + e.getMessage());
-      log.error("inplace worker cannot start: {}", e.getMessage());
-      temporal.close();
-      http.close();
-      System.exit(2);
-      return;
+    // A frontend that is down or restarting is waited for (readiness says "connecting" meanwhile), also
+    // when it drops away during the start-up calls (the search attributes, the SDK's own check when the
+    // worker starts): a worker outlives a server crash, its start too.
+    String address = config.temporal().address().orElse("");
+    KubernetesClient built = null;
+    InplaceWorker started;
+    while (true) {
+      FrontendWait.await(temporal.service(), address);
+      try {
+        temporal.withSearchAttributes(config.searchAttributes());
+        if (built == null) {
+          built = managementClient(config);
+        }
+        started = InplaceWorker.start(temporal.client(), config.taskQueue(), built, config.artifactCache(), artifacts,
+            poller, new RunMetricsInterceptor(metrics.registry()));
+        break;
+      } catch (RuntimeException e) {
+        if (FrontendWait.absent(e)) {
+          log.warn("the Temporal frontend at {} went away during start-up; waiting for it again", address);
+          continue;
+        }
+        // Missing search attributes the worker may not add (Temporal Cloud): the message names them and the
+        // command. Anything else ends the process too: a worker that cannot start must not live on unready.
+        System.err.println("inplace worker cannot start: " + e.getMessage());
+        log.error("inplace worker cannot start: {}", e.getMessage());
+        temporal.close();
+        http.close();
+        System.exit(e instanceof IllegalStateException ? 2 : 1);
+        return;
+      }
     }
+    KubernetesClient management = built;
+    InplaceWorker worker = started;
     temporalRef.set(temporal);
-    KubernetesClient management = managementClient(config);
     managementRef.set(management);
-    InplaceWorker worker =
-        InplaceWorker.start(temporal.client(), config.taskQueue(), management, config.artifactCache(), artifacts, poller,
-            new RunMetricsInterceptor(metrics.registry()));
     workerRef.set(worker);
     // The custom resource watcher (ControlPlaneUpgrade, WorkersUpgrade); off with INPLACE_WATCHER=false.
     UpgradeWatcher watcher =

@@ -35,6 +35,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -48,10 +49,21 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class WorkersBenchmark {
 
-  /** The benchmark's figures; printed as the last line. */
+  /**
+   * The benchmark's figures; printed as the last line.
+   *
+   * @param actionsPerNode Temporal Cloud billable actions per node upgrade ({@link BillableActions}):
+   *     the pool's orchestration (every run of the WorkersUpgrade's continue-as-new chain) over its
+   *     nodes, plus one real worker node's NodeUpgrade run ({@link RealNodeRun})
+   * @param actionsPer100NodePool the same for a pool of 100 workers (exact with {@code --nodes 100})
+   * @param orchestrationActions the pool's orchestration, by kind (the whole pool, not per node)
+   * @param nodeRunActions one real worker node's NodeUpgrade run, by kind
+   */
   public record Figures(
       int nodes, int window, double nodeSeconds, double wallSeconds, double idealSeconds, double ratio,
-      int maxHistoryEvents, int runs, long workerHeapMiB, int upgraded) {}
+      int maxHistoryEvents, int runs, long workerHeapMiB, int upgraded, double actionsPerNode,
+      long actionsPer100NodePool, Map<BillableActions.Kind, Long> orchestrationActions,
+      Map<BillableActions.Kind, Long> nodeRunActions) {}
 
   private static final String FROM = "v1.30.6+k3s1";
   private static final String TO = "v1.31.2+k3s1";
@@ -64,6 +76,8 @@ public final class WorkersBenchmark {
     BenchEstate estate = new BenchEstate(FROM, TO);
     estate.addCluster(warmup, Math.min(window, nodes));
     estate.addCluster(cluster, nodes);
+    Figures figures;
+    BillableActions orchestration;
     try (TemporalConnection temporal = EmbeddedTemporal.start()) {
       WorkflowClient client = temporal.client();
       WorkerFactory factory = WorkerFactory.newInstance(client);
@@ -99,15 +113,36 @@ public final class WorkersBenchmark {
         DemoTimeline.write(Path.of(timeline), client, List.of(parentId), zeroMillis);
       }
       int maxEvents = parentChainMaxEvents(client, parentId);
+      // The children are the bench's timers, not node upgrades: only the parent's chain is counted here.
+      orchestration = parentChainActions(client, parentId);
       for (int i = 0; i < nodes; i++) {
         maxEvents = Math.max(maxEvents,
             client.fetchHistory(WorkflowIds.nodeUpgrade(cluster.namespace(), cluster.name() + "-worker-" + i, TO))
                 .getEvents().size());
       }
       double ideal = Math.ceil((double) nodes / window) * perNode.toMillis() / 1000.0;
-      return new Figures(nodes, window, perNode.toMillis() / 1000.0, round(wall), round(ideal), round(wall / ideal),
-          maxEvents, result.runs(), peakHeap.get() >> 20, result.upgraded());
+      figures = new Figures(nodes, window, perNode.toMillis() / 1000.0, round(wall), round(ideal), round(wall / ideal),
+          maxEvents, result.runs(), peakHeap.get() >> 20, result.upgraded(), 0, 0, orchestration.byKind(), Map.of());
     }
+    out.println("inplace bench: upgrading one worker node for real to count its NodeUpgrade run's actions");
+    BillableActions nodeRun = RealNodeRun.workerNodeActions();
+    double perNodeActions = (double) orchestration.total() / nodes + nodeRun.total();
+    return new Figures(figures.nodes(), figures.window(), figures.nodeSeconds(), figures.wallSeconds(),
+        figures.idealSeconds(), figures.ratio(), figures.maxHistoryEvents(), figures.runs(), figures.workerHeapMiB(),
+        figures.upgraded(), Math.round(perNodeActions * 10) / 10.0, Math.round(perNodeActions * 100),
+        orchestration.byKind(), nodeRun.byKind());
+  }
+
+  /** Every billable action of the parent's runs, walking back through continue-as-new. */
+  private static BillableActions parentChainActions(WorkflowClient client, String workflowId) {
+    String runId = latestRun(client, workflowId).getExecution().getRunId();
+    BillableActions actions = new BillableActions();
+    while (!runId.isEmpty()) {
+      List<HistoryEvent> events = client.fetchHistory(workflowId, runId).getEvents();
+      actions.add(events);
+      runId = events.get(0).getWorkflowExecutionStartedEventAttributes().getContinuedExecutionRunId();
+    }
+    return actions;
   }
 
   /**
@@ -181,7 +216,9 @@ public final class WorkersBenchmark {
         --nodes N             workers in the pool (default 100, at most 5000)
         --max-unavailable W   window: nodes upgraded at once (default 10)
         --node-seconds S      simulated time of one node's upgrade (default 2.0)
-      The last line printed is one JSON object with the figures.
+      The last line printed is one JSON object with the figures, among them Temporal Cloud's billable
+      actions per node upgrade and per 100-node pool (afterwards one worker node of the demo's estate is
+      upgraded for real, to count what its NodeUpgrade run costs; docs/benchmarks.md).
       """;
 
   /** {@code bench --nodes N --max-unavailable W [--node-seconds S]}; the JSON line is always last. */
@@ -204,8 +241,9 @@ public final class WorkersBenchmark {
     }
     Figures f = run(nodes, window, Duration.ofMillis((long) (nodeSeconds * 1000)), out);
     out.printf("%d nodes upgraded in %.1fs (ideal %.1fs, ratio %.3f); largest history %d events over %d run(s);"
-            + " peak heap %d MiB%n", f.upgraded(), f.wallSeconds(), f.idealSeconds(), f.ratio(), f.maxHistoryEvents(),
-        f.runs(), f.workerHeapMiB());
+            + " peak heap %d MiB; %.1f Temporal Cloud actions per node upgrade, %d per 100-node pool%n",
+        f.upgraded(), f.wallSeconds(), f.idealSeconds(), f.ratio(), f.maxHistoryEvents(),
+        f.runs(), f.workerHeapMiB(), f.actionsPerNode(), f.actionsPer100NodePool());
     out.println(new ObjectMapper().writeValueAsString(f));
     return f.upgraded() == nodes ? 0 : 1;
   }

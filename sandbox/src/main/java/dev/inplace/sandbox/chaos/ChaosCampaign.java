@@ -66,7 +66,9 @@ public final class ChaosCampaign {
             + " ssh drop %d%%, hang %d%%%s", options.seed(), options.nodes(), ChaosOptions.CONTROL_PLANES, options.pools(),
         options.workersPerPool(), options.kills(), options.workers(), options.sshDropPercent(), options.sshHangPercent(),
         options.faults().isEmpty() ? "" : ", fail " + String.join(" ", options.faults()));
-    LocalStack.Spec spec = new LocalStack.Spec(options.workers(), estateArgs(), false);
+    say("Temporal: %s%s", options.temporal().cliName(),
+        options.temporalKills() == 0 ? "" : ", killed " + options.temporalKills() + " time(s) mid-run");
+    LocalStack.Spec spec = new LocalStack.Spec(options.workers(), estateArgs(), false, true, options.temporal());
     LocalStack stack = LocalStack.up(layout, spec, out);
     Thread onInterrupt = new Thread(() -> LocalStack.down(layout), "inplace-chaos-down");
     Runtime.getRuntime().addShutdownHook(onInterrupt);
@@ -76,7 +78,10 @@ public final class ChaosCampaign {
       watch.follow(estate.nodes().stream()
           .map(n -> WorkflowIds.nodeUpgrade(Estate.NAMESPACE, n.machine(), demo.to())).toList());
       List<CompensationKill> compensations = compensationKills(demo, estate, watch, layout);
-      WorkerKiller killer = new WorkerKiller(stack, watch, options.seed(), options.kills(), compensations.size(), this::say);
+      TemporalKiller serverKiller =
+          new TemporalKiller(stack, watch, options.seed(), options.temporalKills(), startNanos, this::say);
+      WorkerKiller killer = new WorkerKiller(stack, watch, options.seed(), options.kills(), compensations.size(), this::say,
+          serverKiller::serving);
       CompletableFuture<DemoSummary> operator = new CompletableFuture<>();
       Thread driver = new Thread(() -> {
         try {
@@ -90,6 +95,9 @@ public final class ChaosCampaign {
       Thread killing = new Thread(killer, "chaos-killer");
       killing.setDaemon(true);
       killing.start();
+      Thread serverKilling = new Thread(serverKiller, "chaos-server-killer");
+      serverKilling.setDaemon(true);
+      serverKilling.start();
       List<Thread> aiming = new ArrayList<>();
       for (CompensationKill c : compensations) {
         c.bind(killer);
@@ -104,10 +112,12 @@ public final class ChaosCampaign {
       aiming.forEach(Thread::interrupt);
       killer.stop();
       killing.interrupt();
+      serverKiller.stop();
+      join(serverKilling); // a kill under way still starts the server again: the verdict asks it
       if (!ended) {
         say("the runs did not end within %d s", options.deadlineSeconds());
       }
-      return verdict(estate, watch, killer.kills(), demo, ended);
+      return verdict(estate, watch, killer.kills(), serverKiller, demo, ended);
     } finally {
       service.shutdownNow();
       stack.close();
@@ -200,8 +210,8 @@ public final class ChaosCampaign {
     return statuses;
   }
 
-  private ChaosSummary verdict(RemoteEstate estate, ActivityWatch watch, List<WorkerKiller.Kill> kills, DemoOptions demo,
-      boolean ended) {
+  private ChaosSummary verdict(RemoteEstate estate, ActivityWatch watch, List<WorkerKiller.Kill> kills,
+      TemporalKiller serverKiller, DemoOptions demo, boolean ended) {
     Set<String> failing = options.faults().stream().map(f -> f.substring(0, f.indexOf(':'))).collect(Collectors.toSet());
     boolean controlPlaneFails = estate.nodes().stream()
         .anyMatch(n -> failing.contains(n.name()) && n.role() == NodeRole.CONTROL_PLANE);
@@ -235,6 +245,14 @@ public final class ChaosCampaign {
     if (options.kills() > 0 && kills.size() < options.kills()) {
       check.violation("only " + kills.size() + " of " + options.kills() + " kills landed before the runs ended");
     }
+    List<TemporalKiller.ServerKill> serverKills = serverKiller.kills();
+    if (serverKiller.failure() != null) {
+      check.violation("the Temporal server did not serve again after a kill: " + serverKiller.failure());
+    }
+    if (serverKills.size() < options.temporalKills()) {
+      check.violation("only " + serverKills.size() + " of " + options.temporalKills()
+          + " Temporal server kills landed before the runs ended");
+    }
     if (kills.size() >= 3 && mid * 3 < kills.size()) {
       check.violation("only " + mid + " of " + kills.size() + " kills landed mid-activity (at least a third must)");
     }
@@ -265,12 +283,23 @@ public final class ChaosCampaign {
     ChaosSummary summary = new ChaosSummary(options.seed(), options.nodes(), kills.size(), mid, inCompensation,
         check.sshDropped, check.sshHung, check.upgraded, check.rolledBack, check.leftCordoned, check.marksLeft,
         check.duplicateDestructive, check.wrongDigestStarts, check.stuckRuns, wall,
-        options.kills(), check.maxHistoryEvents, byActivity, byRestart, byKind, attribution, check.violations());
-    say("%s: %d kills (%d mid-activity, %d inside a compensation), %d upgraded, %d rolled back, in %.1f s; seed %d",
+        options.kills(), check.maxHistoryEvents, byActivity, byRestart, byKind, attribution,
+        options.temporal().cliName(), serverKills.size(), serverKills, check.violations());
+    say("%s: %d kills (%d mid-activity, %d inside a compensation), %d Temporal server kills, %d upgraded, %d rolled back,"
+            + " in %.1f s; seed %d",
         summary.passed() ? "every invariant held" : summary.violations().size() + " invariant(s) broken",
-        summary.kills(), mid, inCompensation, summary.upgraded(), summary.rolledBack(), wall, options.seed());
+        summary.kills(), mid, inCompensation, serverKills.size(), summary.upgraded(), summary.rolledBack(), wall,
+        options.seed());
     summary.violations().forEach(v -> say("  violated: %s", v));
     return summary;
+  }
+
+  private static void join(Thread thread) {
+    try {
+      thread.join(java.time.Duration.ofMinutes(3).toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private static String evidenceText(KillReport.JournalEvidence e) {

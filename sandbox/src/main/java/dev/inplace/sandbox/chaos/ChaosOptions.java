@@ -1,6 +1,7 @@
 package dev.inplace.sandbox.chaos;
 
 import dev.inplace.sandbox.demo.DemoOptions;
+import dev.inplace.sandbox.stack.TemporalServer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -11,6 +12,9 @@ import java.util.Random;
  *
  * @param seed every random choice of the campaign (kill instants, targets, restarts, SSH faults) follows it
  * @param deadlineSeconds both runs must be terminal within this (a stuck run fails the campaign)
+ * @param temporal the Temporal server of the stack
+ * @param temporalKills how many times the Temporal server is killed with SIGKILL mid-run and started
+ *     again on the same database (the dev server only: the test server keeps its state in memory)
  */
 public record ChaosOptions(
     int nodes,
@@ -23,7 +27,9 @@ public record ChaosOptions(
     boolean json,
     String distribution,
     long deadlineSeconds,
-    boolean keep) {
+    boolean keep,
+    TemporalServer temporal,
+    int temporalKills) {
 
   public static final int CONTROL_PLANES = 3;
 
@@ -41,6 +47,10 @@ public record ChaosOptions(
                                after its rollback and must end on its previous version, schedulable
         --distribution D       k3s (default), kubeadm or k0s
         --deadline S           seconds both runs have to end (default 1800)
+        --temporal SERVER      test-server (default): Temporal's Java test server; dev-server: the real
+                               server (temporal server start-dev, ./inplace testbed build temporal)
+        --kill-temporal N      with --temporal dev-server: kill the server with SIGKILL N times mid-run,
+                               each time starting it again on the same database and ports (default 0)
         --json                 end with one JSON line: the campaign's figures and invariants
         --keep                 keep the stack directory for inspection
       Exit 0 only if every invariant holds (docs/reliability.md).
@@ -62,6 +72,8 @@ public record ChaosOptions(
     boolean keep = false;
     String distribution = "k3s";
     long deadline = 1800;
+    TemporalServer temporal = TemporalServer.TEST_SERVER;
+    int temporalKills = 0;
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       switch (arg) {
@@ -76,6 +88,8 @@ public record ChaosOptions(
         case "--deadline" -> deadline = number(arg, value(args, ++i, arg));
         case "--json" -> json = true;
         case "--keep" -> keep = true;
+        case "--temporal" -> temporal = TemporalServer.parse(value(args, ++i, arg));
+        case "--kill-temporal" -> temporalKills = number(arg, value(args, ++i, arg));
         default -> throw new IllegalArgumentException("unknown option '" + arg + "'");
       }
     }
@@ -90,6 +104,13 @@ public record ChaosOptions(
     if (kills < 0) {
       throw new IllegalArgumentException("--kills must be 0 or more, got " + kills);
     }
+    if (temporalKills < 0) {
+      throw new IllegalArgumentException("--kill-temporal must be 0 or more, got " + temporalKills);
+    }
+    if (temporalKills > 0 && temporal != TemporalServer.DEV_SERVER) {
+      throw new IllegalArgumentException("--kill-temporal needs --temporal dev-server: the test server keeps its"
+          + " histories in memory, so killing it loses every run");
+    }
     if (workers < 1 || workers > 9) {
       throw new IllegalArgumentException("--workers must be 1..9 worker processes, got " + workers);
     }
@@ -100,7 +121,7 @@ public record ChaosOptions(
       throw new IllegalArgumentException("--deadline must be at least 60 seconds, got " + deadline);
     }
     ChaosOptions options = new ChaosOptions(nodes, kills, workers, seed == null ? new Random().nextLong() : seed,
-        drop, hang, faults, json, distribution, deadline, keep);
+        drop, hang, faults, json, distribution, deadline, keep, temporal, temporalKills);
     options.demoOptions(); // the demo's own checks: distribution, fault syntax and steps
     return options;
   }

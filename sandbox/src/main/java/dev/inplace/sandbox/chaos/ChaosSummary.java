@@ -15,6 +15,9 @@ import java.util.Map;
  * @param killsByKind each kind the kills landed in, a kill with attempts of two kinds counted under
  *     both ({@link KillKind}; {@code idle} for none)
  * @param killAttribution every kill, attributed by the server and by the journals
+ * @param temporal the Temporal server the stack ran ({@code test-server} or {@code dev-server})
+ * @param temporalKills SIGKILLs of the Temporal server after which it served again
+ * @param temporalKillLog each of them ({@code --kill-temporal})
  */
 public record ChaosSummary(
     long seed,
@@ -38,6 +41,9 @@ public record ChaosSummary(
     Map<String, Integer> killsByRestart,
     Map<String, Integer> killsByKind,
     List<KillReport> killAttribution,
+    String temporal,
+    int temporalKills,
+    List<TemporalKiller.ServerKill> temporalKillLog,
     List<String> violations) {
 
   public boolean passed() {

@@ -14,6 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
@@ -78,6 +79,8 @@ final class WorkerKiller implements Runnable {
   /** The named kinds this campaign can reach (a compensation only with a failing node that has one). */
   private final Set<KillKind> reachable;
   private final Consumer<String> say;
+  /** Whether the Temporal server is up: no worker is killed while it is down ({@link TemporalKiller}). */
+  private final BooleanSupplier serverServing;
   private final List<Kill> kills = new CopyOnWriteArrayList<>();
   private final Set<Integer> awaitingRestart = new HashSet<>();
   private final java.util.Map<String, Integer> aimedAt = new java.util.concurrent.ConcurrentHashMap<>();
@@ -95,7 +98,8 @@ final class WorkerKiller implements Runnable {
    * @param compensations kills to keep for the compensations of failing nodes (each spent by a
    *     {@link CompensationKill}, or given back with {@link #giveBack})
    */
-  WorkerKiller(LocalStack stack, ActivityWatch watch, long seed, int target, int compensations, Consumer<String> say) {
+  WorkerKiller(LocalStack stack, ActivityWatch watch, long seed, int target, int compensations, Consumer<String> say,
+      BooleanSupplier serverServing) {
     this.stack = stack;
     this.watch = watch;
     this.random = new Random(seed);
@@ -104,6 +108,7 @@ final class WorkerKiller implements Runnable {
     this.reachable = compensations > 0 ? Set.copyOf(KillKind.NAMED)
         : KillKind.NAMED.stream().filter(k -> k != KillKind.COMPENSATION).collect(Collectors.toUnmodifiableSet());
     this.say = say;
+    this.serverServing = serverServing;
   }
 
   /** Kills kept for compensations, from the campaign's kills. */
@@ -135,6 +140,9 @@ final class WorkerKiller implements Runnable {
           continue;
         }
         sleep(500 + random.nextInt(2500));
+        while (!stopped && !serverServing.getAsBoolean()) {
+          sleep(200); // the server is down (--kill-temporal): it could not say what a kill lands in
+        }
         if (stopped) {
           return;
         }
@@ -279,7 +287,8 @@ final class WorkerKiller implements Runnable {
     synchronized (lock) {
       Optional<Long> current = stack.pid(StackLayout.worker(worker));
       int allowed = kept ? target : target - reserved.get();
-      if (current.isEmpty() || awaitingRestart.contains(worker) || kills.size() + pending >= allowed) {
+      if (current.isEmpty() || awaitingRestart.contains(worker) || kills.size() + pending >= allowed
+          || !serverServing.getAsBoolean()) {
         return false;
       }
       pid = current.get();

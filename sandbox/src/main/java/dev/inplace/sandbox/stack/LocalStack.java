@@ -97,6 +97,8 @@ public final class LocalStack implements AutoCloseable {
   private final Map<String, Long> logOffsets = new java.util.concurrent.ConcurrentHashMap<>();
   /** The dev server's version, as its GetSystemInfo answers (the test server has none). */
   private volatile String temporalVersion;
+  /** The test bed's Temporal CLI that runs the dev server; null on the test server. */
+  private Path devServer;
 
   private LocalStack(StackLayout layout, Spec spec) {
     this.layout = layout;
@@ -132,6 +134,7 @@ public final class LocalStack implements AutoCloseable {
     Path devServer = spec.temporal() == TemporalServer.DEV_SERVER ? temporalCli() : null;
     clean(layout);
     LocalStack stack = new LocalStack(layout, spec);
+    stack.devServer = devServer;
     try {
       List<String> temporal = devServer != null
           ? StackCommands.temporalDevServer(layout, devServer, StackLayout.TEMPORAL_PORT, StackLayout.TEMPORAL_UI_PORT)
@@ -256,12 +259,48 @@ public final class LocalStack implements AutoCloseable {
 
   /** SIGKILLs worker {@code index}, as {@code kill -9} does, and waits until it is gone. */
   public void killWorker(int index) {
-    String role = StackLayout.worker(index);
+    kill(StackLayout.worker(index));
+  }
+
+  /**
+   * SIGKILLs the Temporal dev server, as {@code kill -9} does (no shutdown of any kind: SQLite is left
+   * as the crash leaves it), and waits until it is gone; returns the PID it killed.
+   */
+  public long killTemporal() {
+    requireDevServer();
+    return kill(StackLayout.TEMPORAL);
+  }
+
+  /**
+   * Starts the dev server again after {@link #killTemporal}: the same command, so the same database file
+   * and the same ports; returns once it serves again (GetSystemInfo and the {@code default} namespace
+   * answer), with its PID.
+   */
+  public long restartTemporal() {
+    requireDevServer();
+    if (pid(StackLayout.TEMPORAL).isPresent()) {
+      throw new StackException("the Temporal server is already running");
+    }
+    long pid = start(StackLayout.TEMPORAL,
+        StackCommands.temporalDevServer(layout, devServer, StackLayout.TEMPORAL_PORT, StackLayout.TEMPORAL_UI_PORT), Map.of());
+    await(StackLayout.TEMPORAL, () -> listening(StackLayout.TEMPORAL_PORT) && devServerServes());
+    return pid;
+  }
+
+  private void requireDevServer() {
+    if (devServer == null) {
+      throw new StackException("only the dev server survives a kill (its database is a file); this stack runs "
+          + spec.temporal().cliName());
+    }
+  }
+
+  private long kill(String role) {
     ProcessHandle handle = handle(layout, role).orElseThrow(() -> new StackException(role + " is not running"));
     handle.destroyForcibly();
     handle.onExit().orTimeout(10, TimeUnit.SECONDS).join();
     deleteQuietly(layout.pidFile(role));
     ClassArchives.ended(layout, role, false);
+    return handle.pid();
   }
 
   public StackLayout layout() {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.inplace.sandbox.stack.TemporalServer;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -60,5 +61,28 @@ class ChaosOptionsTest {
     assertTrue(message.contains("no node 'worker-a-1'"), message);
     assertTrue(message.contains("[cp-0, cp-1, cp-2, worker-a-0, worker-b-0, worker-c-0]"), message);
     assertEquals(List.of("worker-a-0:verify"), ChaosOptions.parse("--nodes", "6", "--fail", "worker-a-0:verify").faults());
+  }
+
+  @Test
+  void theServerIsTheTestServerUnkilledUnlessAskedAndTheDevServerCanBeKilled() {
+    ChaosOptions defaults = ChaosOptions.parse();
+    assertEquals(TemporalServer.TEST_SERVER, defaults.temporal());
+    assertEquals(0, defaults.temporalKills());
+
+    ChaosOptions killing = ChaosOptions.parse("--temporal", "dev-server", "--kill-temporal", "3");
+    assertEquals(TemporalServer.DEV_SERVER, killing.temporal());
+    assertEquals(3, killing.temporalKills());
+  }
+
+  @Test
+  void killingTheServerIsRefusedOnTheTestServerWhichWouldLoseEveryRun() {
+    String message = assertThrows(IllegalArgumentException.class, () -> ChaosOptions.parse("--kill-temporal", "1"))
+        .getMessage();
+    assertTrue(message.contains("--kill-temporal needs --temporal dev-server"), message);
+    assertTrue(assertThrows(IllegalArgumentException.class,
+            () -> ChaosOptions.parse("--temporal", "dev-server", "--kill-temporal", "-1"))
+        .getMessage().contains("0 or more"));
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> ChaosOptions.parse("--temporal", "cloud"))
+        .getMessage().contains("test-server or dev-server"));
   }
 }

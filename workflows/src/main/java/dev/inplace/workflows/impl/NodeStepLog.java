@@ -9,6 +9,7 @@ import dev.inplace.workflows.api.StepStatus;
 import dev.inplace.workflows.api.UpgradeStep;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import io.temporal.failure.ApplicationFailure;
+import io.temporal.common.SearchAttributeUpdate;
 import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,15 +32,20 @@ final class NodeStepLog {
   private UpgradeStep currentStep;
   private String message = "";
   private boolean upsertPhase;
+  private boolean upsertOnlyChanges;
 
   void identify(String machine, String node) {
     machineName = machine;
     nodeName = node;
   }
 
-  /** Whether each phase change is upserted as the InplacePhase search attribute. */
-  void upsertPhase(boolean upsert) {
+  /**
+   * Whether each phase change is upserted as the InplacePhase search attribute; with {@code
+   * onlyChanges}, not when the run already carries that phase (a child starts with {@code UPGRADING}).
+   */
+  void upsertPhase(boolean upsert, boolean onlyChanges) {
     upsertPhase = upsert;
+    upsertOnlyChanges = onlyChanges;
   }
 
   String machineName() {
@@ -74,7 +80,10 @@ final class NodeStepLog {
   void setPhase(NodePhase next) {
     phase = next;
     if (upsertPhase) {
-      Workflow.upsertTypedSearchAttributes(RunSearchAttributes.PHASE.valueSet(next.name()));
+      SearchAttributeUpdate<String> update = RunSearchAttributes.PHASE.valueSet(next.name());
+      if (!upsertOnlyChanges || !SearchAttributeChanges.of(List.of(update)).isEmpty()) {
+        Workflow.upsertTypedSearchAttributes(update);
+      }
     }
     publishDetails();
   }

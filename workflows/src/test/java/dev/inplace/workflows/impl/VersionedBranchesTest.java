@@ -51,6 +51,7 @@ class VersionedBranchesTest {
       new Change(NodeUpgradeWorkflowImpl.END_REPORT_CHANGE, 1, List.of("node-upgrade-")),
       new Change(NodeUpgradeWorkflowImpl.PREFLIGHT_READS_AT_ONCE_CHANGE, 1, List.of("node-upgrade-")),
       new Change(NodeUpgradeWorkflowImpl.HOST_ACCESS_CHANGE, 1, List.of("node-upgrade-")),
+      new Change(NodeUpgradeWorkflowImpl.UNCHANGED_ATTRIBUTES_KEPT_CHANGE, 1, List.of("node-upgrade-")),
       new Change(ChildEnds.END_ON_REPORT_CHANGE, 1, List.of("workers-upgrade-")),
       new Change(ResetChildren.ADOPT_RESET_CHILD_CHANGE, 1, List.of("workers-upgrade-")),
       new Change(NodeChildren.PACED_PREPARATION_CHANGE, 1, List.of("cp-upgrade-", "workers-upgrade-")),
