@@ -9,9 +9,10 @@ import java.util.Map;
 
 /**
  * The one data converter of every inplace process (worker, watcher, extension, CLI, sandbox): the
- * default JSON converter, and with {@value #KEY_FILE} set, AES-256-GCM encryption of every payload
- * and of failure messages and stack traces ({@link AesGcmPayloadCodec}). Processes that share a
- * namespace must share the key file.
+ * default JSON converter, whose failures go into history with credentials redacted
+ * ({@link RedactingFailureConverter}), and with {@value #KEY_FILE} set, AES-256-GCM encryption of
+ * every payload and of failure messages and stack traces ({@link AesGcmPayloadCodec}). Processes that
+ * share a namespace must share the key file.
  */
 public final class PayloadEncryption {
   /** The mounted key file ({@link PayloadKeys}); unset means payloads are stored in clear. */
@@ -33,8 +34,13 @@ public final class PayloadEncryption {
     if (!accept.equals("true") && !accept.equals("false")) {
       throw new IllegalArgumentException(ACCEPT_PLAINTEXT + " must be true or false, got " + accept);
     }
-    return file.isEmpty() ? DefaultDataConverter.STANDARD_INSTANCE
+    return file.isEmpty() ? plain()
         : encrypting(PayloadKeys.read(Path.of(file)), accept.equals("true"));
+  }
+
+  /** JSON payloads in clear; failure messages, stack traces and details redacted. */
+  public static DataConverter plain() {
+    return DefaultDataConverter.newDefaultInstance().withFailureConverter(new RedactingFailureConverter());
   }
 
   /** Encrypts payloads and failure attributes with {@code keys}; refuses payloads that are not encrypted. */
@@ -44,7 +50,7 @@ public final class PayloadEncryption {
 
   /** As {@link #encrypting(PayloadKeys)}; with {@code acceptPlaintext}, unencrypted payloads are read. */
   public static DataConverter encrypting(PayloadKeys keys, boolean acceptPlaintext) {
-    return new CodecDataConverter(DefaultDataConverter.newDefaultInstance(),
+    return new CodecDataConverter(plain(),
         List.of(new AesGcmPayloadCodec(keys, acceptPlaintext)), true);
   }
 }

@@ -67,9 +67,30 @@ public final class InplaceCli {
     return run(args, System.getenv(), out, err);
   }
 
+  /**
+   * As above, with {@code env}. Everything the command prints, on {@code out} and {@code err}, passes
+   * {@link RedactingOutputStream}: no credential reaches the terminal, whatever a run or a server said.
+   */
   static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
-    try (CliContext context = CliContext.fromEnvironment(env, out, err)) {
-      return commandLine(context, err).execute(args);
+    RedactingOutputStream redactedOut = new RedactingOutputStream(out);
+    RedactingOutputStream redactedErr = new RedactingOutputStream(err);
+    PrintStream cliOut = new PrintStream(redactedOut, true, StandardCharsets.UTF_8);
+    PrintStream cliErr = new PrintStream(redactedErr, true, StandardCharsets.UTF_8);
+    try (CliContext context = CliContext.fromEnvironment(env, cliOut, cliErr)) {
+      return commandLine(context, cliErr).execute(args);
+    } finally {
+      cliOut.flush();
+      cliErr.flush();
+      closeQuietly(redactedOut);
+      closeQuietly(redactedErr);
+    }
+  }
+
+  private static void closeQuietly(RedactingOutputStream stream) {
+    try {
+      stream.close();
+    } catch (java.io.IOException e) {
+      // The terminal went away: nobody left to print to.
     }
   }
 

@@ -22,8 +22,9 @@ enum Output {
 
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
   private static final ObjectMapper JSON_LINE = new ObjectMapper();
-  private static final ObjectMapper YAML =
-      new ObjectMapper(new YAMLFactory().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER));
+  /** Long strings stay on one line: a message is redacted (and grepped) whole, not folded mid-credential. */
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory()
+      .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER).disable(YAMLGenerator.Feature.SPLIT_LINES));
 
   /** Prints {@code value}: as a table with {@code table}, otherwise serialised. */
   <T> void print(PrintStream out, T value, Consumer<T> tableWriter) {

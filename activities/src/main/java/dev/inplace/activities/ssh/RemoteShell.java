@@ -1,5 +1,6 @@
 package dev.inplace.activities.ssh;
 
+import dev.inplace.workflows.failure.CredentialRedactor;
 import dev.inplace.workflows.failure.UpgradeFailures;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
@@ -168,7 +169,7 @@ final class RemoteShell {
     }
     List<String> tail =
         lines.subList(Math.max(0, lines.size() - STDERR_LINES_IN_MESSAGE), lines.size());
-    return ": " + CredentialRedaction.redact(String.join(" | ", tail));
+    return ": " + CredentialRedactor.redact(String.join(" | ", tail));
   }
 
   private static Thread pump(InputStream in, OutputCapture capture, String name) {

@@ -348,7 +348,7 @@ public final class HookServer implements AutoCloseable {
   }
 
   private static void json(HttpExchange exchange, ObjectNode body) throws IOException {
-    byte[] bytes = JSON.writeValueAsBytes(body);
+    byte[] bytes = JSON.writeValueAsBytes(Hooks.redacted(body));
     exchange.getResponseHeaders().set("Content-Type", "application/json");
     exchange.sendResponseHeaders(200, bytes.length);
     try (OutputStream out = exchange.getResponseBody()) {

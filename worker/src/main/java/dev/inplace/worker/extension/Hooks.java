@@ -2,6 +2,7 @@ package dev.inplace.worker.extension;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.inplace.workflows.failure.CredentialRedactor;
 
 /**
  * Names of the CAPI Runtime SDK wire format (reference/capi-contracts.md s.1.3 and s.2): the hook
@@ -38,6 +39,17 @@ public final class Hooks {
     o.put("status", status);
     o.put("message", message == null ? "" : message);
     return o;
+  }
+
+  /**
+   * {@code response} as sent: its message (which CAPI copies into the Machine's conditions) with
+   * credentials redacted ({@link CredentialRedactor}).
+   */
+  static ObjectNode redacted(ObjectNode response) {
+    if (response.path("message").isTextual()) {
+      response.put("message", CredentialRedactor.redact(response.get("message").asText()));
+    }
+    return response;
   }
 
   static ObjectNode failure(String hook, String message) {

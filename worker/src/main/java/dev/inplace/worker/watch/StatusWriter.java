@@ -15,7 +15,8 @@ import java.util.function.UnaryOperator;
  * Writes what the watcher owns on a CR: its status (through the status subresource) and its
  * finalizer. Every write starts from the object as stored now (read for it, or just read by the
  * reconcile that writes) and carries its resourceVersion; on a conflict (409) it reads again and
- * recomputes, so a concurrent change is never overwritten.
+ * recomputes, so a concurrent change is never overwritten. Every string of a status it writes
+ * passes {@link StatusRedaction} first.
  */
 final class StatusWriter {
   private static final int ATTEMPTS = 5;
@@ -45,7 +46,7 @@ final class StatusWriter {
         return null;
       }
       UpgradeStatus before = stored.getStatus();
-      UpgradeStatus after = next.apply(before == null ? null : StatusBuilder.copy(before));
+      UpgradeStatus after = StatusRedaction.redact(next.apply(before == null ? null : StatusBuilder.copy(before)));
       if (same(before, after)) {
         return new Written(before, after, false);
       }

@@ -1,5 +1,6 @@
 package dev.inplace.worker.watch;
 
+import dev.inplace.workflows.failure.CredentialRedactor;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -11,7 +12,10 @@ import java.util.HexFormat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Records core/v1 Events on a CR, as {@code kubectl describe} shows them. A failure to record is only logged. */
+/**
+ * Records core/v1 Events on a CR, as {@code kubectl describe} shows them, messages with credentials
+ * redacted. A failure to record is only logged.
+ */
 final class UpgradeEvents {
   static final String COMPONENT = "inplace-watcher";
   private static final Logger log = LoggerFactory.getLogger(UpgradeEvents.class);
@@ -30,7 +34,7 @@ final class UpgradeEvents {
     String now = Texts.time(Instant.now());
     byte[] suffix = new byte[8];
     random.nextBytes(suffix);
-    String message = event.message() == null ? "" : event.message();
+    String message = event.message() == null ? "" : CredentialRedactor.redact(event.message());
     Event e =
         new EventBuilder()
             .withNewMetadata()

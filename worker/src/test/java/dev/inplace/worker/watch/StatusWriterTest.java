@@ -86,4 +86,38 @@ class StatusWriterTest {
     assertEquals(List.of("PUT", "GET", "PUT"),
         List.of(server.takeRequest().getMethod(), server.takeRequest().getMethod(), server.takeRequest().getMethod()));
   }
+
+  @Test
+  void everyStringOfAStatusIsStoredRedactedAndTheSameStatusIsNotWrittenAgain() throws Exception {
+    String said = "kubeadm join failed on cp-1: token: abcdef.0123456789abcdef, -----BEGIN PRIVATE KEY-----\nMIIEvQ\n"
+        + "-----END PRIVATE KEY-----";
+    String redacted = "kubeadm join failed on cp-1: token: <redacted>, -----BEGIN PRIVATE KEY-----<redacted>"
+        + "-----END PRIVATE KEY-----";
+    server.expect().put().withPath(PATH + "/status").andReturn(200, stored("2", redacted)).once();
+    StatusWriter writer = new StatusWriter(client);
+    java.util.function.UnaryOperator<UpgradeStatus> failed = previous -> {
+      previous.setPhase(UpgradePhase.FAILED).setMessage(said);
+      Conditions.set(previous, null, dev.inplace.worker.crd.UpgradeCondition.FAILED, true, "KubeadmUpgradeFailed",
+          "Authorization: Bearer eyJhbGciOiJSUzI1NiJ9.e30.c2ln", 1, "2026-11-28T14:00:00Z");
+      return previous;
+    };
+
+    StatusWriter.Written first = writer.writeStatusFrom(stored("1", "before"), failed);
+
+    assertTrue(first.changed());
+    assertEquals(redacted, first.after().getMessage());
+    String body = server.takeRequest().getBody().readUtf8();
+    for (String secret : List.of("abcdef.0123456789abcdef", "MIIEvQ", "eyJhbGciOiJSUzI1NiJ9")) {
+      assertTrue(!body.contains(secret), secret + " written: " + body);
+    }
+    assertTrue(body.contains("kubeadm join failed on cp-1: token: <redacted>"), body);
+    assertTrue(body.contains("Authorization: Bearer <redacted>"), body);
+
+    ControlPlaneUpgrade stored = stored("2", null);
+    stored.setStatus(first.after());
+    StatusWriter.Written again = writer.writeStatusFrom(stored, failed);
+
+    assertTrue(!again.changed(), "the redacted status is what is stored: nothing to write");
+    assertEquals(1, server.getRequestCount());
+  }
 }
