@@ -173,7 +173,8 @@ public record DemoOptions(
         --kube K               mock (default): the fabric8 mock API server and the sandbox's CAPI simulator;
                                real: the test bed's real API servers and Cluster API managers (kubeadm,
                                3 control planes and 2 workers, v1.30.6 -> v1.30.7; takes --distribution
-                               kubeadm, --mode crs|extension, --from, --to, --json; docs/testbed.md)
+                               kubeadm, --mode crs|extension, --from, --to, --json, and --cluster-class
+                               with --mode extension: only spec.topology.version changes; docs/testbed.md)
         --json                 end with one JSON line summarising the run
         --keep                 keep the estate directory for inspection
       """
@@ -263,7 +264,8 @@ public record DemoOptions(
     }
     if (clusterClass && mode == Mode.EXTENSION) {
       throw new IllegalArgumentException("--cluster-class shows the refusal of the crs and workflows modes; the"
-          + " runtime extension is driven by CAPI from the topology (docs/capi-extension.md)");
+          + " runtime extension is driven by CAPI from the topology: --kube real --distribution kubeadm --cluster-class"
+          + " --mode extension runs it on real Cluster API (docs/capi-extension.md)");
     }
     if (binDir != null && (mode != Mode.CRS || topology != Topology.IN_PROCESS)) {
       throw new IllegalArgumentException("--bin-dir shows the custom resources' refusal: it runs with --mode crs"

@@ -8,6 +8,7 @@ import dev.inplace.client.TemporalConnection;
 import dev.inplace.sandbox.EmbeddedTemporal;
 import dev.inplace.sandbox.infra.BedUpgradeResources;
 import dev.inplace.sandbox.infra.CapiEstate;
+import dev.inplace.sandbox.infra.ClusterClassSeed;
 import dev.inplace.sandbox.infra.KubeadmClusterSeed;
 import dev.inplace.sandbox.infra.RealCapiBed;
 import dev.inplace.testbed.TestCa;
@@ -43,7 +44,9 @@ import java.util.TreeMap;
  * control planes, a MachineDeployment of 2) is provisioned by CAPI, then upgraded through the
  * custom-resource door ({@code --mode crs}: a ControlPlaneUpgrade, then a WorkersUpgrade) or through
  * CAPI's own in-place hooks ({@code --mode extension}: the user changes the KubeadmControlPlane's and
- * the MachineDeployment's version). The summary adds what the real Cluster API showed.
+ * the MachineDeployment's version). With {@code --cluster-class} the cluster is topology-managed
+ * ({@link ClusterClassSeed}) and the user changes only {@code spec.topology.version} (hook door only).
+ * The summary adds what the real Cluster API showed.
  */
 public final class RealKubeDemo {
   static final String DEFAULT_FROM = "v1.30.6";
@@ -52,8 +55,12 @@ public final class RealKubeDemo {
   static final int WORKERS = 2;
   static final Duration SETTLE = Duration.ofSeconds(20);
 
-  /** What {@code --kube real} accepts. */
-  public record Options(Distribution distribution, DemoOptions.Mode mode, String from, String to, boolean json) {}
+  /** What {@code --kube real} accepts; {@code clusterClass}: a topology-managed cluster (hook door only). */
+  public record Options(Distribution distribution, DemoOptions.Mode mode, String from, String to, boolean json, boolean clusterClass) {
+    public Options(Distribution distribution, DemoOptions.Mode mode, String from, String to, boolean json) {
+      this(distribution, mode, from, to, json, false);
+    }
+  }
 
   private RealKubeDemo() {}
 
@@ -92,17 +99,19 @@ public final class RealKubeDemo {
     String from = DEFAULT_FROM;
     String to = DEFAULT_TO;
     boolean json = false;
+    boolean clusterClass = false;
     for (int i = 0; i < args.size(); i++) {
       String arg = args.get(i);
       switch (arg) {
         case "--kube" -> i++;
         case "--json" -> json = true;
+        case "--cluster-class" -> clusterClass = true;
         case "--distribution" -> distribution = distribution(value(args, ++i, arg));
         case "--mode" -> mode = mode(value(args, ++i, arg));
         case "--from" -> from = version(value(args, ++i, arg), arg);
         case "--to" -> to = version(value(args, ++i, arg), arg);
         default -> throw new IllegalArgumentException(arg + " is not available with --kube real (it takes --distribution,"
-            + " --mode, --from, --to and --json)");
+            + " --mode, --from, --to, --cluster-class and --json)");
       }
     }
     if (distribution != Distribution.KUBEADM) {
@@ -112,7 +121,12 @@ public final class RealKubeDemo {
     if (KubeVersion.parse(to).compareTo(KubeVersion.parse(from)) <= 0) {
       throw new IllegalArgumentException("--to " + to + " must be newer than --from " + from);
     }
-    return new Options(distribution, mode, from, to, json);
+    if (clusterClass && mode != DemoOptions.Mode.EXTENSION) {
+      throw new IllegalArgumentException("--cluster-class with --kube real goes through the hook door: give --mode extension."
+          + " The custom-resource door refuses topology-managed clusters by design (TopologyManagedCluster: the topology"
+          + " controller owns the versions) and points to the hook door; ./inplace demo --cluster-class shows that refusal");
+    }
+    return new Options(distribution, mode, from, to, json, clusterClass);
   }
 
   /** Runs the demo in {@code dir}; the summary's {@code allUpgraded()} says whether it succeeded. */
@@ -139,7 +153,11 @@ public final class RealKubeDemo {
           doors.add(UpgradeWatcher.start(mgmt, temporal.client(), WorkflowIds.TASK_QUEUE,
               WatcherOptions.defaults().withStatusInterval(Duration.ofSeconds(1)), artifacts));
         }
-        bed.seed(options.from(), CONTROL_PLANES, WORKERS);
+        if (options.clusterClass()) {
+          bed.seedWithClusterClass(options.from(), CONTROL_PLANES, WORKERS, ClusterClassSeed.Upgrade.NONE);
+        } else {
+          bed.seed(options.from(), CONTROL_PLANES, WORKERS);
+        }
         estate.await("Cluster API provisions " + (CONTROL_PLANES + WORKERS) + " Machines at " + options.from(), Duration.ofMinutes(8),
             () -> estate.provisioned(CONTROL_PLANES, WORKERS));
         out.printf("Cluster API %s provisioned %s: %d control planes, a MachineDeployment of %d, at %s%n",
@@ -147,7 +165,8 @@ public final class RealKubeDemo {
         double startup = ManagementFactory.getRuntimeMXBean().getUptime() / 1000.0;
         long started = System.nanoTime();
         Map<String, String> before = estate.machineUids();
-        String ended = hooks ? upgradeThroughHooks(estate, options.to(), out) : upgradeThroughResources(bed, options, out);
+        String ended = options.clusterClass() ? upgradeThroughTopology(estate, options.to(), out)
+            : hooks ? upgradeThroughHooks(estate, options.to(), out) : upgradeThroughResources(bed, options, out);
         settle(estate, options.to(), out);
         double wall = (System.nanoTime() - started) / 1e9;
         DemoSummary summary = summary(bed, estate, before, options.to(), wall, startup, ended)
@@ -193,6 +212,15 @@ public final class RealKubeDemo {
         "{\"spec\":{\"template\":{\"spec\":{\"version\":\"" + to + "\"}}}}");
     out.println("set MachineDeployment " + KubeadmClusterSeed.MACHINE_DEPLOYMENT + " spec.template.spec.version " + to);
     estate.await("every Machine up to date at " + to, Duration.ofMinutes(10),
+        () -> estate.machines().stream().allMatch(m -> CapiEstate.upToDateAt(m, to)));
+    return null;
+  }
+
+  /** The hook door on a topology-managed cluster: the user changes only spec.topology.version. */
+  private static String upgradeThroughTopology(CapiEstate estate, String to, PrintStream out) {
+    ClusterClassSeed.upgrade(estate, to);
+    out.println("set Cluster " + RealCapiBed.CLUSTER + " spec.topology.version " + to);
+    estate.await("every Machine up to date at " + to, Duration.ofMinutes(15),
         () -> estate.machines().stream().allMatch(m -> CapiEstate.upToDateAt(m, to)));
     return null;
   }

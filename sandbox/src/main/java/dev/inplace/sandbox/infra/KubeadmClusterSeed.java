@@ -35,6 +35,35 @@ public final class KubeadmClusterSeed {
   /** Creates the cluster on {@code mgmt}, its Nodes to register with {@code workload}. */
   public static void seed(KubernetesClient mgmt, KubeControlPlane workload, String version, int controlPlanes, int workers)
       throws IOException {
+    secrets(mgmt, workload);
+    create(mgmt, infra("SandboxCluster", CLUSTER, Map.of()));
+    create(mgmt, infra("SandboxMachineTemplate", CLUSTER + "-cp", Map.of("template", Map.of("spec", Map.of()))));
+    create(mgmt, infra("SandboxMachineTemplate", MACHINE_DEPLOYMENT, Map.of("template", Map.of("spec", Map.of()))));
+    create(mgmt, object("bootstrap.cluster.x-k8s.io/v1beta2", "KubeadmConfigTemplate", MACHINE_DEPLOYMENT,
+        Map.of("template", Map.of("spec", Map.of("format", "cloud-config")))));
+    create(mgmt, object("cluster.x-k8s.io/v1beta2", "Cluster", CLUSTER, Map.of(
+        "infrastructureRef", Map.of("apiGroup", SandboxInfraCrds.GROUP, "kind", "SandboxCluster", "name", CLUSTER),
+        "controlPlaneRef", Map.of("apiGroup", "controlplane.cluster.x-k8s.io", "kind", "KubeadmControlPlane", "name", CONTROL_PLANE))));
+    create(mgmt, object("controlplane.cluster.x-k8s.io/v1beta2", "KubeadmControlPlane", CONTROL_PLANE, Map.of(
+        "replicas", controlPlanes, "version", version,
+        "machineTemplate", Map.of("spec", Map.of("infrastructureRef",
+            Map.of("apiGroup", SandboxInfraCrds.GROUP, "kind", "SandboxMachineTemplate", "name", CLUSTER + "-cp"))),
+        "kubeadmConfigSpec", externalEtcd(),
+        "rollout", Map.of("strategy", Map.of("type", "RollingUpdate", "rollingUpdate", Map.of("maxSurge", 0))))));
+    // In place, not by surge: the MachineDeployment creates no Machine when one may be unavailable.
+    create(mgmt, object("cluster.x-k8s.io/v1beta2", "MachineDeployment", MACHINE_DEPLOYMENT, Map.of(
+        "clusterName", CLUSTER, "replicas", workers,
+        "rollout", Map.of("strategy", Map.of("type", "RollingUpdate", "rollingUpdate", Map.of("maxSurge", 0, "maxUnavailable", 1))),
+        "template", Map.of("spec", Map.of("clusterName", CLUSTER, "version", version,
+            "bootstrap", Map.of("configRef", Map.of("apiGroup", "bootstrap.cluster.x-k8s.io", "kind", "KubeadmConfigTemplate", "name", MACHINE_DEPLOYMENT)),
+            "infrastructureRef", Map.of("apiGroup", SandboxInfraCrds.GROUP, "kind", "SandboxMachineTemplate", "name", MACHINE_DEPLOYMENT))))));
+  }
+
+  /**
+   * The cluster's CA and external-etcd Secrets, from the workload API server the cluster's Nodes
+   * register with, in the namespace (created when missing).
+   */
+  static void secrets(KubernetesClient mgmt, KubeControlPlane workload) throws IOException {
     if (mgmt.namespaces().withName(NAMESPACE).get() == null) {
       mgmt.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
     }
@@ -44,29 +73,13 @@ public final class KubeadmClusterSeed {
     TestCa.Issued etcdClient = workload.ca().client("apiserver-etcd-client", "kube-apiserver-etcd-client");
     secret(mgmt, CLUSTER + "-apiserver-etcd-client", Map.of("tls.crt", Files.readString(etcdClient.cert()), "tls.key", Files.readString(etcdClient.key())));
 
-    create(mgmt, infra("SandboxCluster", CLUSTER, Map.of()));
-    create(mgmt, infra("SandboxMachineTemplate", CLUSTER + "-cp", Map.of("template", Map.of("spec", Map.of()))));
-    create(mgmt, infra("SandboxMachineTemplate", MACHINE_DEPLOYMENT, Map.of("template", Map.of("spec", Map.of()))));
-    create(mgmt, object("bootstrap.cluster.x-k8s.io/v1beta2", "KubeadmConfigTemplate", MACHINE_DEPLOYMENT,
-        Map.of("template", Map.of("spec", Map.of("format", "cloud-config")))));
-    create(mgmt, object("cluster.x-k8s.io/v1beta2", "Cluster", CLUSTER, Map.of(
-        "infrastructureRef", Map.of("apiGroup", SandboxInfraCrds.GROUP, "kind", "SandboxCluster", "name", CLUSTER),
-        "controlPlaneRef", Map.of("apiGroup", "controlplane.cluster.x-k8s.io", "kind", "KubeadmControlPlane", "name", CONTROL_PLANE))));
-    Map<String, Object> external = Map.of("endpoints", List.of("https://127.0.0.1:2379"), "caFile", "/etc/kubernetes/pki/etcd/ca.crt",
-        "certFile", "/etc/kubernetes/pki/apiserver-etcd-client.crt", "keyFile", "/etc/kubernetes/pki/apiserver-etcd-client.key");
-    create(mgmt, object("controlplane.cluster.x-k8s.io/v1beta2", "KubeadmControlPlane", CONTROL_PLANE, Map.of(
-        "replicas", controlPlanes, "version", version,
-        "machineTemplate", Map.of("spec", Map.of("infrastructureRef",
-            Map.of("apiGroup", SandboxInfraCrds.GROUP, "kind", "SandboxMachineTemplate", "name", CLUSTER + "-cp"))),
-        "kubeadmConfigSpec", Map.of("clusterConfiguration", Map.of("etcd", Map.of("external", external))),
-        "rollout", Map.of("strategy", Map.of("type", "RollingUpdate", "rollingUpdate", Map.of("maxSurge", 0))))));
-    // In place, not by surge: the MachineDeployment creates no Machine when one may be unavailable.
-    create(mgmt, object("cluster.x-k8s.io/v1beta2", "MachineDeployment", MACHINE_DEPLOYMENT, Map.of(
-        "clusterName", CLUSTER, "replicas", workers,
-        "rollout", Map.of("strategy", Map.of("type", "RollingUpdate", "rollingUpdate", Map.of("maxSurge", 0, "maxUnavailable", 1))),
-        "template", Map.of("spec", Map.of("clusterName", CLUSTER, "version", version,
-            "bootstrap", Map.of("configRef", Map.of("apiGroup", "bootstrap.cluster.x-k8s.io", "kind", "KubeadmConfigTemplate", "name", MACHINE_DEPLOYMENT)),
-            "infrastructureRef", Map.of("apiGroup", SandboxInfraCrds.GROUP, "kind", "SandboxMachineTemplate", "name", MACHINE_DEPLOYMENT))))));
+  }
+
+  /** A KubeadmConfigSpec whose etcd is the workload API server's own (external to the Machines). */
+  static Map<String, Object> externalEtcd() {
+    return Map.of("clusterConfiguration", Map.of("etcd", Map.of("external", Map.of(
+        "endpoints", List.of("https://127.0.0.1:2379"), "caFile", "/etc/kubernetes/pki/etcd/ca.crt",
+        "certFile", "/etc/kubernetes/pki/apiserver-etcd-client.crt", "keyFile", "/etc/kubernetes/pki/apiserver-etcd-client.key"))));
   }
 
   static void secret(KubernetesClient mgmt, String name, Map<String, String> data) {

@@ -111,6 +111,20 @@ public final class RealCapiBed implements AutoCloseable {
    * puts next to it for inplace, and starts the infrastructure provider that boots its Machines.
    */
   public void seed(String version, int controlPlanes, int workers) throws Exception {
+    prepareForSeed();
+    KubeadmClusterSeed.seed(mgmt, workload, version, controlPlanes, workers);
+  }
+
+  /**
+   * As {@link #seed}, the cluster topology-managed instead ({@link ClusterClassSeed}): a ClusterClass
+   * offering {@code upgrade} and a Cluster with {@code spec.topology} at {@code version}.
+   */
+  public void seedWithClusterClass(String version, int controlPlanes, int workers, ClusterClassSeed.Upgrade upgrade) throws Exception {
+    prepareForSeed();
+    ClusterClassSeed.seed(mgmt, workload, version, controlPlanes, workers, upgrade);
+  }
+
+  private void prepareForSeed() throws Exception {
     mgmt.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE)
         .addToLabels(OPT_IN_LABEL, "true").endMetadata().build()).serverSideApply();
     mgmt.secrets().inNamespace(NAMESPACE).resource(new SecretBuilder().withMetadata(new ObjectMetaBuilder().withName(SSH_KEY_SECRET)
@@ -120,14 +134,13 @@ public final class RealCapiBed implements AutoCloseable {
     int port = Integer.parseInt(workload.server().substring(workload.server().lastIndexOf(':') + 1));
     provider = SandboxInfraProvider.start(mgmt, "127.0.0.1", port, new SandboxHostBoot(hosts, releases,
         new KubeadmNodeBoot(mgmt, wl), kubelets, mgmt, CLUSTER, KNOWN_HOSTS_SECRET));
-    KubeadmClusterSeed.seed(mgmt, workload, version, controlPlanes, workers);
   }
 
   /**
    * Registers a runtime extension serving on loopback {@code port} as deploy/extension does, with a
    * {@code url} and the management plane's CA as {@code caBundle} in place of the Service and CA
    * injection, deploy/extension's namespace selector and the settings the sandbox's hosts need; waits
-   * until the core manager has discovered its three handlers.
+   * until the core manager has discovered its four handlers.
    */
   public void registerExtension(int port) {
     SshSettings ssh = ssh();
@@ -150,10 +163,10 @@ public final class RealCapiBed implements AutoCloseable {
         "namespaceSelector", Map.of("matchLabels", Map.of(OPT_IN_LABEL, "true")),
         "settings", settings));
     mgmt.genericKubernetesResources(CapiEstate.EXTENSION_CONFIGS).resource(config).create();
-    estate().await("the core manager discovers the extension's three handlers", Duration.ofMinutes(2), () -> {
+    estate().await("the core manager discovers the extension's four handlers", Duration.ofMinutes(2), () -> {
       Object handlers = CapiEstate.status(mgmt.genericKubernetesResources(CapiEstate.EXTENSION_CONFIGS).withName("inplace").get())
           .get("handlers");
-      return handlers instanceof List<?> list && list.size() == 3;
+      return handlers instanceof List<?> list && list.size() == 4;
     });
   }
 

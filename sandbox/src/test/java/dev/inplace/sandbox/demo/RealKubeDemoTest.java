@@ -31,6 +31,17 @@ class RealKubeDemoTest {
   }
 
   @Test
+  void aClusterClassClusterGoesThroughTheHookDoorAndTheCustomResourceDoorIsRefusedPointingToIt() {
+    RealKubeDemo.Options o = RealKubeDemo.parse(List.of("--kube", "real", "--distribution", "kubeadm", "--cluster-class",
+        "--mode", "extension"));
+    assertTrue(o.clusterClass(), "--cluster-class");
+    assertEquals(false, RealKubeDemo.parse(List.of("--kube", "real", "--distribution", "kubeadm")).clusterClass());
+    assertRefused("--cluster-class with --kube real goes through the hook door: give --mode extension",
+        "--kube", "real", "--distribution", "kubeadm", "--cluster-class", "--mode", "crs");
+    assertRefused("refuses topology-managed clusters by design", "--kube", "real", "--distribution", "kubeadm", "--cluster-class");
+  }
+
+  @Test
   void refusesWhatTheRealTestBedDoesNotOfferByName() {
     assertRefused("--kube real runs kubeadm clusters", "--kube", "real");
     assertRefused("--fail is not available with --kube real", "--kube", "real", "--distribution", "kubeadm", "--fail", "worker-0:restart");

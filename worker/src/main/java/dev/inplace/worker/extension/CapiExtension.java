@@ -39,7 +39,8 @@ public final class CapiExtension implements AutoCloseable {
         new RunIntake(management, artifacts));
     try {
       HookServer server =
-          HookServer.start(options, CanUpdateHook::canUpdateMachine, CanUpdateHook::canUpdateMachineSet, update::handle);
+          HookServer.start(options, CanUpdateHook::canUpdateMachine, CanUpdateHook::canUpdateMachineSet, update::handle,
+              new GenerateUpgradePlanHook(management)::handle);
       return new CapiExtension(server, runs, kubeClients);
     } catch (RuntimeException e) {
       runs.close();

@@ -93,17 +93,19 @@ public final class HookServer implements AutoCloseable {
   }
 
   /**
-   * Serves the three in-place hooks and discovery.
+   * Serves the three in-place hooks, GenerateUpgradePlan and discovery.
    *
    * @param canUpdateMachine answers CanUpdateMachine requests
    * @param canUpdateMachineSet answers CanUpdateMachineSet requests
    * @param updateMachine answers UpdateMachine requests
+   * @param generateUpgradePlan answers GenerateUpgradePlan requests
    */
   static HookServer start(
       ExtensionOptions options,
       Function<JsonNode, ObjectNode> canUpdateMachine,
       Function<JsonNode, ObjectNode> canUpdateMachineSet,
-      Function<JsonNode, ObjectNode> updateMachine) {
+      Function<JsonNode, ObjectNode> updateMachine,
+      Function<JsonNode, ObjectNode> generateUpgradePlan) {
     Map<String, Endpoint> endpoints = new LinkedHashMap<>();
     endpoints.put("discovery", new Endpoint(Hooks.DISCOVERY, request -> discovery()));
     endpoints.put(path(Hooks.CAN_UPDATE_MACHINE, Hooks.CAN_UPDATE_MACHINE_HANDLER),
@@ -112,6 +114,8 @@ public final class HookServer implements AutoCloseable {
         new Endpoint(Hooks.CAN_UPDATE_MACHINE_SET, canUpdateMachineSet));
     endpoints.put(path(Hooks.UPDATE_MACHINE, Hooks.UPDATE_MACHINE_HANDLER),
         new Endpoint(Hooks.UPDATE_MACHINE, updateMachine));
+    endpoints.put(path(Hooks.GENERATE_UPGRADE_PLAN, Hooks.GENERATE_UPGRADE_PLAN_HANDLER),
+        new Endpoint(Hooks.GENERATE_UPGRADE_PLAN, generateUpgradePlan));
 
     installRequestLimits(options);
     SSLContext tls = ReloadingTls.serverContext(options.tlsCert(), options.tlsKey(), options.clientCa(),
@@ -170,7 +174,7 @@ public final class HookServer implements AutoCloseable {
     return hook.toLowerCase(java.util.Locale.ROOT) + "/" + handler;
   }
 
-  /** The handlers this extension declares: one per in-place hook, 10 s each, failurePolicy Fail. */
+  /** The handlers this extension declares: one per in-place hook and GenerateUpgradePlan, 10 s each, failurePolicy Fail. */
   static ObjectNode discovery() {
     ObjectNode response = Hooks.response(Hooks.DISCOVERY, Hooks.SUCCESS, "");
     ArrayNode handlers = response.putArray("handlers");
@@ -178,6 +182,7 @@ public final class HookServer implements AutoCloseable {
     declared.put(Hooks.CAN_UPDATE_MACHINE_HANDLER, Hooks.CAN_UPDATE_MACHINE);
     declared.put(Hooks.CAN_UPDATE_MACHINE_SET_HANDLER, Hooks.CAN_UPDATE_MACHINE_SET);
     declared.put(Hooks.UPDATE_MACHINE_HANDLER, Hooks.UPDATE_MACHINE);
+    declared.put(Hooks.GENERATE_UPGRADE_PLAN_HANDLER, Hooks.GENERATE_UPGRADE_PLAN);
     declared.forEach(
         (name, hook) -> {
           ObjectNode h = handlers.addObject();

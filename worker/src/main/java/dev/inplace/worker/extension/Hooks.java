@@ -17,11 +17,14 @@ public final class Hooks {
   public static final String CAN_UPDATE_MACHINE = "CanUpdateMachine";
   public static final String CAN_UPDATE_MACHINE_SET = "CanUpdateMachineSet";
   public static final String UPDATE_MACHINE = "UpdateMachine";
+  public static final String GENERATE_UPGRADE_PLAN = "GenerateUpgradePlan";
 
   /** Handler names (DNS-1123 labels) as discovery declares them; CAPI lower-cases the hook name in the path. */
   public static final String CAN_UPDATE_MACHINE_HANDLER = "can-update-machine";
   public static final String CAN_UPDATE_MACHINE_SET_HANDLER = "can-update-machineset";
   public static final String UPDATE_MACHINE_HANDLER = "update-machine";
+  /** A ClusterClass names it as {@code generate-upgrade-plan.<ExtensionConfig name>}. */
+  public static final String GENERATE_UPGRADE_PLAN_HANDLER = "generate-upgrade-plan";
 
   public static final String SUCCESS = "Success";
   public static final String FAILURE = "Failure";

@@ -48,7 +48,7 @@ class ExtensionTlsReloadTest {
     Path key = copy(before.serverKey, live.resolve("tls.key"));
     Path ca = copy(before.caCert, live.resolve("ca.crt"));
     server = HookServer.start(ExtensionOptions.loopback(cert, key, ca).withReadTimeout(HookServerTest.READ_TIMEOUT),
-        r -> answer(), r -> answer(), r -> answer());
+        r -> answer(), r -> answer(), r -> answer(), r -> answer());
 
     assertArrayEquals(pem(before.serverCert), presented(before.clientContext(true)));
 

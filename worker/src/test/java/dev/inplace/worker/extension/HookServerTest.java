@@ -73,7 +73,8 @@ class HookServerTest {
           ObjectNode o = Hooks.response(Hooks.UPDATE_MACHINE, Hooks.SUCCESS, "stub");
           o.put("retryAfterSeconds", 5);
           return o;
-        });
+        },
+        request -> null);
   }
 
   @AfterEach
@@ -166,7 +167,7 @@ class HookServerTest {
     server.close();
     server = HookServer.start(
         ExtensionOptions.loopback(certs.serverCert, certs.serverKey, certs.caCert).withClientNames(List.of("tenant-app")),
-        CanUpdateHook::canUpdateMachine, CanUpdateHook::canUpdateMachineSet, request -> null);
+        CanUpdateHook::canUpdateMachine, CanUpdateHook::canUpdateMachineSet, request -> null, request -> null);
     assertEquals("DiscoveryResponse", json(post(ROOT + "discovery", DISCOVERY, stranger)).get("kind").asText());
     assertThrows(IOException.class, () -> post(ROOT + "discovery", DISCOVERY, true), "the default names are replaced");
   }
@@ -185,7 +186,7 @@ class HookServerTest {
     Path clientCas = Files.writeString(dir.resolve("client-cas.pem"), core.pem() + kcp.pem());
     server = HookServer.start(ExtensionOptions.loopback(certs.serverCert, certs.serverKey, clientCas)
             .withReadTimeout(READ_TIMEOUT),
-        CanUpdateHook::canUpdateMachine, CanUpdateHook::canUpdateMachineSet, request -> null);
+        CanUpdateHook::canUpdateMachine, CanUpdateHook::canUpdateMachineSet, request -> null, request -> null);
 
     assertEquals("DiscoveryResponse", json(post(ROOT + "discovery", DISCOVERY,
         certs.clientContextSignedBy(core, "CN=capi-controller-manager"))).get("kind").asText());
