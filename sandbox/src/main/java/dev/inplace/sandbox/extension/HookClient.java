@@ -23,7 +23,13 @@ import javax.net.ssl.SSLContext;
  */
 final class HookClient {
   static final String GROUP_VERSION = "hooks.runtime.cluster.x-k8s.io/v1alpha1";
-  private static final Set<String> KNOWN_HOOKS = Set.of("CanUpdateMachine", "CanUpdateMachineSet", "UpdateMachine");
+  /** The in-place hooks, which this simulator calls and requires. */
+  private static final Set<String> IN_PLACE_HOOKS = Set.of("CanUpdateMachine", "CanUpdateMachineSet", "UpdateMachine");
+  /**
+   * Every hook a discovery answer may name: the in-place ones and the topology controller's
+   * GenerateUpgradePlan (validated like the others; this simulator has no topology controller to call it).
+   */
+  private static final Set<String> KNOWN_HOOKS = Set.of("CanUpdateMachine", "CanUpdateMachineSet", "UpdateMachine", "GenerateUpgradePlan");
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private record Handler(String name, int timeoutSeconds, String failurePolicy) {}
@@ -60,7 +66,7 @@ final class HookClient {
       }
       handlers.put(hook, new Handler(name, timeout, policy));
     }
-    for (String hook : KNOWN_HOOKS) {
+    for (String hook : IN_PLACE_HOOKS) {
       if (!handlers.containsKey(hook)) {
         throw new IllegalStateException("the extension serves no " + hook + " handler");
       }

@@ -54,6 +54,15 @@ public final class CapiExtension implements AutoCloseable {
     return server.port();
   }
 
+  /**
+   * Answers a GenerateUpgradePlan request as the served hook does, reading through {@code
+   * management} (RbacCoverageIT records what that reads as the worker's ServiceAccount).
+   */
+  public static com.fasterxml.jackson.databind.JsonNode answerGenerateUpgradePlan(
+      KubernetesClient management, com.fasterxml.jackson.databind.JsonNode request) {
+    return new GenerateUpgradePlanHook(management).handle(request);
+  }
+
   /** The calls each hook answered, by {@code "<hook>/<status>"} (see {@link HookServer#answeredCalls}). */
   public java.util.Map<String, Long> answeredCalls() {
     return server.answeredCalls();
